@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Bindery",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "Bindery", targets: ["Bindery"]),
+        .executable(name: "bindery-demo", targets: ["Demo"]),
+        .executable(name: "bindery-bench", targets: ["BinderyBenchmarks"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(
+            name: "Bindery",
+            dependencies: ["CSQLite"]
+        ),
+        .executableTarget(
+            name: "Demo",
+            dependencies: ["Bindery"],
+            path: "Examples/Demo"
+        ),
+        .executableTarget(
+            name: "BinderyBenchmarks",
+            dependencies: ["Bindery", "CSQLite"]
+        ),
+        .testTarget(
+            name: "BinderyTests",
+            dependencies: ["Bindery", "CSQLite"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,40 @@
+/// Column (or slot) indexes by coding-key tag, for key types whose value is one byte with nothing to
+/// release: a synthesized `CodingKeys` enum, whose byte is its case number. Looking a key up is then
+/// one load, with no `stringValue` call and no string comparison.
+///
+/// The byte determines the key's whole value, so equal bytes are equal keys and have the same
+/// `stringValue`; the first look-up of each tag goes through the string path and is remembered.
+final class KeyTagTable {
+    /// Marks a tag not looked up yet.
+    static let unknown: Int32 = -2
+    /// The indexes, 256 of them; valid as long as the table lives.
+    let entries: UnsafeMutablePointer<Int32>
+
+    init() {
+        entries = .allocate(capacity: 256)
+        entries.initialize(repeating: KeyTagTable.unknown, count: 256)
+    }
+
+    deinit {
+        entries.deallocate()
+    }
+
+    /// Whether keys of `type` can be looked up by tag.
+    static func isTaggable<Key: CodingKey>(_ type: Key.Type) -> Bool {
+        _isPOD(Key.self) && MemoryLayout<Key>.size <= 1
+    }
+
+    /// The tag of a key of a taggable type.
+    @inline(__always)
+    static func tag<Key: CodingKey>(of key: Key) -> Int {
+        // A one-byte key is reinterpreted as its byte; a key of no size has one value, tag 0.
+        MemoryLayout<Key>.size == 1 ? Int(unsafeBitCast(key, to: UInt8.self)) : 0
+    }
+
+    /// The index remembered for `tag`, or ``unknown``.
+    @inline(__always)
+    subscript(tag: Int) -> Int32 {
+        get { entries[tag] }
+        set { entries[tag] = newValue }
+    }
+}

@@ -1,0 +1,329 @@
+import CSQLite
+import Foundation
+
+/// Decodes `Decodable` values from the current row of a statement, row after row.
+///
+/// One decoder serves a whole query: it learns on the first row which column each coding key reads
+/// (in the order the keys are asked for) and afterwards confirms each key with one string comparison.
+/// A struct decodes by column name (after ``CodingOptions/keyStrategy``); a single-value type
+/// (`String`, `Int`, `Date`, a raw-value enum …) from the first column; a top-level unkeyed container
+/// reads the columns in order. Nested values are read from JSON text.
+///
+/// Not supported, with a `DecodingError` that says so: `nestedContainer(keyedBy:forKey:)` and
+/// `nestedUnkeyedContainer(forKey:)` (a row is flat; decode the property as a `Decodable` type of its
+/// own, which is read from JSON), and keyed or unkeyed containers of `superDecoder(forKey:)`.
+final class RowDecoder: Decoder {
+    /// The statement whose current row is decoded; the decoder never outlives its use of it.
+    let handle: OpaquePointer
+    let options: CodingOptions
+    let columnCount: Int32
+    /// The statement's re-prepare count when the column look-up was built.
+    let reprepareCount: Int32
+    /// The type the decoder was made for; a cached decoder is reused only for the same type.
+    let typeID: ObjectIdentifier
+    var codingPath: [any CodingKey] { [] }
+    let userInfo: [CodingUserInfoKey: Any]
+    /// Whether dates are not decoded by a custom closure, so that TEXT is parsed directly.
+    let usesTextDates: Bool
+
+    /// The keys in the order they were asked for on the first row, and their columns, behind a pointer:
+    /// read for every field, they must not pay for the exclusivity checks of a class's stored `var`s.
+    private struct KeyOrder {
+        var position = 0
+        var keys: [String] = []
+        var columns: [Int32] = []
+    }
+    private let order: UnsafeMutablePointer<KeyOrder>
+    private var lookup: [String: (column: Int32, position: Int)] = [:]
+    /// The keyed container of the first key type asked for, reused row after row.
+    private var containerCache: AnyObject?
+    private var cachedKeyType: ObjectIdentifier?
+    /// The tag table of that key type's container, when its keys are plain enum cases.
+    private var keyTags: KeyTagTable?
+    private var columnsByName: [String: Int32]?
+    private var jsonTypes: Set<ObjectIdentifier> = []
+    private lazy var json: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            if let seconds = try? container.decode(Double.self) {
+                return Date(timeIntervalSince1970: seconds)
+            }
+            let text = try container.decode(String.self)
+            guard let date = SQLiteDate.date(from: text) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "\"\(text)\" is not a date SQLite understands")
+            }
+            return date
+        }
+        decoder.userInfo = options.userInfo
+        return decoder
+    }()
+
+    init(statement: Statement, options: CodingOptions, type: Any.Type) {
+        self.handle = statement.handle
+        self.options = options
+        self.columnCount = statement.columnCount
+        self.reprepareCount = statement.reprepareCount
+        self.typeID = ObjectIdentifier(type)
+        self.userInfo = options.codingUserInfo
+        if case .custom = options.dateStrategy {
+            self.usesTextDates = false
+        } else {
+            self.usesTextDates = true
+        }
+        self.order = .allocate(capacity: 1)
+        self.order.initialize(to: KeyOrder())
+    }
+
+    deinit {
+        order.deinitialize(count: 1)
+        order.deallocate()
+    }
+
+    /// The decoder attached to `statement` for `T`, or a new one attached in its place.
+    static func attached<T>(to statement: Statement, options: CodingOptions, for type: T.Type) -> RowDecoder {
+        if let decoder = statement.attachment as? RowDecoder, decoder.typeID == ObjectIdentifier(T.self),
+            decoder.reprepareCount == statement.reprepareCount, decoder.columnCount == statement.columnCount
+        {
+            return decoder
+        }
+        let decoder = RowDecoder(statement: statement, options: options, type: T.self)
+        statement.attachment = decoder
+        return decoder
+    }
+
+    /// Decodes a `T` from the statement's current row.
+    @inline(__always)
+    func decodeRow<T: Decodable>(_ type: T.Type) throws -> T {
+        let kind = topLevelKind ?? RowDecoder.topLevelKind(of: T.self)
+        topLevelKind = kind
+        return try decodeRow(T.self, kind: kind)
+    }
+
+    /// Decodes a `T` from the current row, as a type of the given kind.
+    func decodeRow<T: Decodable>(_ type: T.Type, kind: TopLevelKind) throws -> T {
+        order.pointee.position = 0
+        switch kind {
+        case .record:
+            return try T(from: self)
+        case .scalar:
+            guard columnCount > 0 else {
+                throw DecodingError.valueNotFound(
+                    T.self, .init(codingPath: [], debugDescription: "the statement returns no column"))
+            }
+            return try decodeValue(T.self, column: 0)
+        case .optional(let optional):
+            return try decodeOptionalRow(T.self, optional)
+        }
+    }
+
+    /// Kept out of ``decodeRow(_:kind:)``: the cast needs `Optional<T>`'s metadata, which would
+    /// otherwise be looked up for every row of every type.
+    @inline(never)
+    private func decodeOptionalRow<T>(_ type: T.Type, _ optional: any DecodableOptional.Type) throws -> T {
+        guard let value = try optional.decodeTopLevel(from: self) as? T else {
+            throw DecodingError.typeMismatch(
+                T.self, .init(codingPath: [], debugDescription: "cannot decode \(T.self) from a row"))
+        }
+        return value
+    }
+
+    /// How a type decodes from a whole row.
+    enum TopLevelKind {
+        /// By `init(from:)` on the row: structs by column name, raw-value enums from the first column.
+        case record
+        /// A type with its own column conversion (`Date`, `UUID`, `String` …), from the first column.
+        case scalar
+        /// An `Optional`: nil from a NULL first column, else its wrapped type from the row.
+        case optional(any DecodableOptional.Type)
+    }
+
+    private var topLevelKind: TopLevelKind?
+
+    static func topLevelKind<T>(of type: T.Type) -> TopLevelKind {
+        if ValueEncoder.isScalar(T.self) || T.self == SQLiteValue.self || T.self == Double.self || T.self == Int.self || T.self == Int64.self
+            || T.self == Bool.self || T.self == Float.self
+        {
+            return .scalar
+        }
+        if let optional = T.self as? any DecodableOptional.Type {
+            return .optional(optional)
+        }
+        return .record
+    }
+
+    // MARK: Column look-up
+
+    /// The column that the coding key `key` reads, or -1 when the row has none.
+    @inline(__always)
+    func column(for key: String) -> Int32 {
+        let position = order.pointee.position
+        if position < order.pointee.keys.count && order.pointee.keys[position] == key {
+            order.pointee.position = position + 1
+            return order.pointee.columns[position]
+        }
+        return slowColumn(for: key)
+    }
+
+    private func slowColumn(for key: String) -> Int32 {
+        if let known = lookup[key] {
+            order.pointee.position = known.position + 1
+            return known.column
+        }
+        let name = options.columnName(forKey: key)
+        let column = columnIndex(named: name)
+        order.pointee.keys.append(key)
+        order.pointee.columns.append(column)
+        let position = order.pointee.keys.count - 1
+        lookup[key] = (column, position)
+        order.pointee.position = position + 1
+        return column
+    }
+
+    /// The index of the column called `name`, case-insensitively as SQLite compares names; -1 if none.
+    private func columnIndex(named name: String) -> Int32 {
+        if columnsByName == nil {
+            var names: [String: Int32] = [:]
+            for index in 0..<columnCount where names[columnName(index).lowercased()] == nil {
+                names[columnName(index).lowercased()] = index
+            }
+            columnsByName = names
+        }
+        return columnsByName?[name.lowercased()] ?? -1
+    }
+
+    /// The name of column `index`.
+    func columnName(_ index: Int32) -> String {
+        guard let name = sqlite3_column_name(handle, index) else { return "" }
+        return String(cString: name)
+    }
+
+    /// Every column name, for error messages.
+    var columnNames: [String] {
+        (0..<columnCount).map(columnName)
+    }
+
+    // MARK: Decoder
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        // The container holds no state of its own (it reads the decoder's), so the one made for the
+        // first row serves every row: no allocation and no generic metadata look-up per row.
+        if let cached = containerCache, cachedKeyType == ObjectIdentifier(Key.self) {
+            return unsafeDowncast(cached, to: KeyedContainerCache<Key>.self).container
+        }
+        let tags = KeyTagTable.isTaggable(Key.self) && keyTags == nil ? KeyTagTable() : nil
+        let container = KeyedDecodingContainer(RowKeyedDecodingContainer<Key>(decoder: self, tags: tags))
+        if containerCache == nil {
+            containerCache = KeyedContainerCache(container)
+            cachedKeyType = ObjectIdentifier(Key.self)
+            keyTags = tags
+        }
+        return container
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        RowUnkeyedDecodingContainer(decoder: self)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        guard columnCount > 0 else {
+            throw DecodingError.valueNotFound(
+                Any.self, .init(codingPath: [], debugDescription: "the statement returns no column"))
+        }
+        return ColumnDecoder(row: self, column: 0)
+    }
+
+    // MARK: Values of any type
+
+    /// Decodes a value of any type from `column`: the special types directly, nested values from
+    /// JSON, and everything else (raw-value enums, wrappers, optionals) through a single-value decoder.
+    func decodeValue<T: Decodable>(_ type: T.Type, column: Int32) throws -> T {
+        // Each unsafeBitCast below reinterprets a value as its own type: T was just compared equal.
+        if T.self == Date.self { return unsafeBitCast(try date(column), to: T.self) }
+        if T.self == String.self { return unsafeBitCast(try string(column), to: T.self) }
+        if T.self == Int.self { return unsafeBitCast(try integer(Int.self, column), to: T.self) }
+        if T.self == Int64.self { return unsafeBitCast(try int64(column, as: Int64.self), to: T.self) }
+        if T.self == Double.self { return unsafeBitCast(try double(column, as: Double.self), to: T.self) }
+        if T.self == Bool.self { return unsafeBitCast(try bool(column), to: T.self) }
+        if T.self == UUID.self { return unsafeBitCast(try uuid(column), to: T.self) }
+        if T.self == Data.self { return unsafeBitCast(try data(column), to: T.self) }
+        if T.self == URL.self { return unsafeBitCast(try url(column), to: T.self) }
+        if T.self == Decimal.self { return unsafeBitCast(try decimal(column), to: T.self) }
+        if T.self == SQLiteValue.self { return unsafeBitCast(columnValue(column), to: T.self) }
+        if let optional = T.self as? any DecodableOptional.Type {
+            guard let value = try optional.decodeColumn(from: self, column: column) as? T else {
+                throw mismatch(T.self, column: column, expected: "\(T.self)")
+            }
+            return value
+        }
+        let typeID = ObjectIdentifier(T.self)
+        if !jsonTypes.contains(typeID) {
+            do {
+                return try T(from: ColumnDecoder(row: self, column: column, isProbe: true))
+            } catch is NestedContainerSignal {
+                jsonTypes.insert(typeID)
+            }
+        }
+        return try decodeJSON(T.self, column: column)
+    }
+
+    /// Decodes a nested value from the JSON text (or BLOB) in `column`.
+    func decodeJSON<T: Decodable>(_ type: T.Type, column: Int32) throws -> T {
+        let bytes: Data
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_TEXT, SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            if let pointer = sqlite3_column_blob(handle, column) {
+                bytes = Data(bytes: pointer, count: count)
+            } else {
+                bytes = Data()
+            }
+        case SQLITE_NULL:
+            bytes = Data("null".utf8)
+        default:
+            throw mismatch(T.self, column: column, expected: "JSON text")
+        }
+        do {
+            return try json.decode(T.self, from: bytes)
+        } catch let error as DecodingError {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: [IndexKey(columnName(column))],
+                    debugDescription:
+                        "column \"\(columnName(column))\" holds \(describe(column)), which is not JSON for "
+                        + "\(T.self): \(error)",
+                    underlyingError: error))
+        }
+    }
+}
+
+/// `Optional` of a `Decodable` type, whose own `init(from:)` would decode a `Date` as a Double: the row
+/// decoder reads the wrapped type through its own conversions instead.
+protocol DecodableOptional {
+    /// nil when `column` is NULL, else the wrapped value read from it.
+    static func decodeColumn(from decoder: RowDecoder, column: Int32) throws -> Self
+    /// nil when the first column is NULL, else the wrapped value read from the whole row.
+    static func decodeTopLevel(from decoder: RowDecoder) throws -> Self
+}
+
+extension Optional: DecodableOptional where Wrapped: Decodable {
+    static func decodeColumn(from decoder: RowDecoder, column: Int32) throws -> Wrapped? {
+        if decoder.isNull(column) { return nil }
+        return try decoder.decodeValue(Wrapped.self, column: column)
+    }
+
+    static func decodeTopLevel(from decoder: RowDecoder) throws -> Wrapped? {
+        if decoder.columnCount > 0 && decoder.isNull(0) { return nil }
+        return try decoder.decodeRow(Wrapped.self, kind: RowDecoder.topLevelKind(of: Wrapped.self))
+    }
+}
+
+/// Holds a keyed container so that it can be kept, type-erased, from one row to the next.
+final class KeyedContainerCache<Key: CodingKey> {
+    let container: KeyedDecodingContainer<Key>
+
+    init(_ container: KeyedDecodingContainer<Key>) {
+        self.container = container
+    }
+}

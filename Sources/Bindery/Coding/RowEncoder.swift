@@ -1,0 +1,118 @@
+import Foundation
+
+/// Encodes an `Encodable` value into the columns and values of one row.
+///
+/// Each property of a struct becomes a column named by its coding key (after
+/// ``CodingOptions/keyStrategy``), its value converted by the storage table: scalars as themselves,
+/// `Date`, `UUID`, `URL` and `Decimal` per the options, raw-value enums as their raw value, `nil` as
+/// NULL, and nested structs, arrays, dictionaries and sets as JSON text.
+///
+/// ```swift
+/// let pairs = try RowEncoder().encode(Student(id: nil, name: "Ana", year: 2024))
+/// // [("id", NULL), ("name", 'Ana'), ("year", 2024)]
+/// ```
+///
+/// Values SQLite cannot hold exactly (a `UInt64` above `Int64.max`, a NaN) throw
+/// `EncodingError.invalidValue` naming the column.
+public struct RowEncoder: Sendable {
+    /// The conversions used.
+    public var options: CodingOptions
+
+    /// Creates an encoder with the given conversions.
+    public init(options: CodingOptions = CodingOptions()) {
+        self.options = options
+    }
+
+    /// The (column, value) pairs of `value`, in the order its keys were encoded.
+    public func encode<T: Encodable>(_ value: T) throws -> [(column: String, value: SQLiteValue)] {
+        let core = RowEncoderCore(options: options)
+        try core.encodeRow(value)
+        return core.row.pairs
+    }
+
+    /// The stored form of a single value, as a property of that type would be stored.
+    ///
+    /// ```swift
+    /// try RowEncoder().encodeValue(Date(timeIntervalSince1970: 0))  // .text("1970-01-01 00:00:00.000")
+    /// ```
+    public func encodeValue<T: Encodable>(_ value: T) throws -> SQLiteValue {
+        try ValueEncoder(options: options).encode(value, codingPath: [])
+    }
+}
+
+/// The reusable machinery behind ``RowEncoder``: one per statement or bulk operation, encoding value
+/// after value into the same ``EncodedRow``.
+final class RowEncoderCore: Encoder {
+    let row: EncodedRow
+    let values: ValueEncoder
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { values.options.codingUserInfo }
+    /// An error found where the `Encoder` protocol gives no way to throw; thrown when encoding ends.
+    var failure: Error?
+    private var unkeyedCount = 0
+
+    init(options: CodingOptions) {
+        self.row = EncodedRow(options: options)
+        self.values = ValueEncoder(options: options)
+    }
+
+    /// Encodes `value` into ``row``, replacing the previous row's values.
+    func encodeRow<T: Encodable>(_ value: T) throws {
+        row.startRow()
+        failure = nil
+        unkeyedCount = 0
+        if ValueEncoder.isScalar(T.self) {
+            row.set(try values.encode(value, codingPath: []), forKey: "")
+        } else {
+            try value.encode(to: self)
+        }
+        if let failure {
+            throw failure
+        }
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(RowKeyedEncodingContainer<Key>(core: self))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        RowUnkeyedEncodingContainer(core: self)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        RowSingleValueEncodingContainer(core: self)
+    }
+
+    /// The key for the next value of a top-level unkeyed container: "0", "1", …
+    func nextUnkeyedKey() -> String {
+        defer { unkeyedCount += 1 }
+        return String(unkeyedCount)
+    }
+
+    /// Records the first error found where it cannot be thrown.
+    func fail(_ error: Error) {
+        if failure == nil {
+            failure = error
+        }
+    }
+
+    /// The error for a nested container asked of a row, which has no nesting.
+    func unsupported(_ what: String, codingPath: [any CodingKey]) -> EncodingError {
+        EncodingError.invalidValue(
+            what,
+            .init(
+                codingPath: codingPath,
+                debugDescription:
+                    "\(what) is not supported by RowEncoder\(ValueEncoder.naming(codingPath)): a row is flat; encode "
+                    + "the nested value as a property of its own Encodable type, which is stored as JSON"))
+    }
+}
+
+extension ValueEncoder {
+    /// Whether `type` is stored as one value however it encodes itself (`Date` encodes a Double,
+    /// `Data` an array of bytes), so that a row of it is one column.
+    static func isScalar<T>(_ type: T.Type) -> Bool {
+        type == Date.self || type == UUID.self || type == URL.self || type == Decimal.self || type == Data.self
+            || type == String.self
+    }
+}

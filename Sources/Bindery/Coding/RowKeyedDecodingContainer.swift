@@ -1,0 +1,242 @@
+import CSQLite
+import Foundation
+
+/// The keyed container of ``RowDecoder``: each key reads the column of that name.
+struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    // The container holds no reference that needs counting: the standard library's container box
+    // copies it on every call with a plain memory copy. It lives only inside the `init(from:)` call
+    // that the decoder makes, and the decoder (which owns the tag table) outlives that call.
+    private let decoderReference: Unmanaged<RowDecoder>
+    /// The statement handle, for the fast paths that read a column straight from SQLite.
+    private let handle: OpaquePointer
+    /// Columns by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
+    private let tags: UnsafeMutablePointer<Int32>?
+    var codingPath: [any CodingKey] { [] }
+
+    init(decoder: RowDecoder, tags: KeyTagTable?) {
+        self.decoderReference = Unmanaged.passUnretained(decoder)
+        self.handle = decoder.handle
+        self.tags = tags?.entries
+    }
+
+    /// The decoder, for everything but the fast paths.
+    private var decoder: RowDecoder { decoderReference.takeUnretainedValue() }
+
+    /// The column that `key` reads, or -1 when the row has none.
+    @inline(__always)
+    private func lookUp(_ key: Key) -> Int32 {
+        guard let tags else {
+            return decoder.column(for: key.stringValue)
+        }
+        let tag = KeyTagTable.tag(of: key)
+        let known = tags[tag]
+        if known != KeyTagTable.unknown {
+            return known
+        }
+        let column = decoder.column(for: key.stringValue)
+        tags[tag] = column
+        return column
+    }
+
+    /// The value of `key`'s column when the column exists: an unprotected `sqlite3_value`, valid
+    /// until the statement steps.
+    @inline(__always)
+    private func value(_ key: Key) -> (column: Int32, value: OpaquePointer?) {
+        let column = lookUp(key)
+        return (column, column >= 0 ? sqlite3_column_value(handle, column) : nil)
+    }
+
+    /// An INTEGER column that fits in `T`, or nil for anything else (which the slow path explains).
+    @inline(__always)
+    private func fastInteger<T: FixedWidthInteger>(_ type: T.Type, _ value: OpaquePointer?) -> T? {
+        guard let value, sqlite3_value_type(value) == SQLITE_INTEGER else { return nil }
+        return T(exactly: sqlite3_value_int64(value))
+    }
+
+    @inline(__always)
+    private func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T {
+        let (column, value) = value(key)
+        if let integer = fastInteger(T.self, value) {
+            return integer
+        }
+        return try decoder.integer(T.self, column >= 0 ? column : self.column(key))
+    }
+
+    @inline(__always)
+    private func decodeIntegerIfPresent<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T? {
+        let (column, value) = value(key)
+        guard let value, sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        if let integer = fastInteger(T.self, value) {
+            return integer
+        }
+        return try decoder.integer(T.self, column)
+    }
+
+    @inline(__always)
+    private func fastString(_ value: OpaquePointer?) -> String? {
+        guard let value, sqlite3_value_type(value) == SQLITE_TEXT else { return nil }
+        guard let text = sqlite3_value_text(value) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+    }
+
+    @inline(__always)
+    private func fastDouble(_ value: OpaquePointer?) -> Double? {
+        guard let value else { return nil }
+        switch sqlite3_value_type(value) {
+        case SQLITE_FLOAT: return sqlite3_value_double(value)
+        case SQLITE_INTEGER: return Double(sqlite3_value_int64(value))
+        default: return nil
+        }
+    }
+
+    /// The keys whose string value names a column of the row.
+    var allKeys: [Key] {
+        decoder.columnNames.compactMap { Key(stringValue: $0) }
+    }
+
+    func contains(_ key: Key) -> Bool {
+        lookUp(key) >= 0
+    }
+
+    /// The column of `key`, which must exist.
+    @inline(__always)
+    private func column(_ key: Key) throws -> Int32 {
+        let column = lookUp(key)
+        if column < 0 {
+            throw decoder.missingColumn(key)
+        }
+        return column
+    }
+
+    /// The column of `key` when it exists and is not NULL.
+    @inline(__always)
+    private func presentColumn(_ key: Key) -> Int32? {
+        let (column, value) = value(key)
+        guard let value, sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        return column
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        decoder.isNull(try column(key))
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.bool(column(key)) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        let (column, value) = value(key)
+        if let string = fastString(value) {
+            return string
+        }
+        return try decoder.string(column >= 0 ? column : self.column(key))
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        let (column, value) = value(key)
+        if let double = fastDouble(value) {
+            return double
+        }
+        return try decoder.double(column >= 0 ? column : self.column(key), as: Double.self)
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.float(column(key)) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decodeInteger(Int.self, key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decodeInteger(Int8.self, key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decodeInteger(Int16.self, key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decodeInteger(Int32.self, key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decodeInteger(Int64.self, key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decodeInteger(UInt.self, key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decodeInteger(UInt8.self, key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decodeInteger(UInt16.self, key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decodeInteger(UInt32.self, key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decodeInteger(UInt64.self, key) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try decoder.decodeValue(T.self, column: column(key))
+    }
+
+    // decodeIfPresent: one column look-up, nil for a missing column or NULL.
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        guard let column = presentColumn(key) else { return nil }
+        return try decoder.bool(column)
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        let (column, value) = value(key)
+        guard let value, sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        if let string = fastString(value) {
+            return string
+        }
+        return try decoder.string(column)
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        let (column, value) = value(key)
+        guard let value, sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        if let double = fastDouble(value) {
+            return double
+        }
+        return try decoder.double(column, as: Double.self)
+    }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        guard let column = presentColumn(key) else { return nil }
+        return try decoder.float(column)
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        try decodeIntegerIfPresent(Int.self, key)
+    }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
+        try decodeIntegerIfPresent(Int8.self, key)
+    }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
+        try decodeIntegerIfPresent(Int16.self, key)
+    }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        try decodeIntegerIfPresent(Int32.self, key)
+    }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        try decodeIntegerIfPresent(Int64.self, key)
+    }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
+        try decodeIntegerIfPresent(UInt.self, key)
+    }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
+        try decodeIntegerIfPresent(UInt8.self, key)
+    }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
+        try decodeIntegerIfPresent(UInt16.self, key)
+    }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
+        try decodeIntegerIfPresent(UInt32.self, key)
+    }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
+        try decodeIntegerIfPresent(UInt64.self, key)
+    }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        // No Optional.map here: in this unspecialized generic code it would cost a metadata look-up.
+        guard let column = presentColumn(key) else { return nil }
+        return try decoder.decodeValue(T.self, column: column)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        throw unsupported("nestedContainer(keyedBy:forKey:)", key)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        throw unsupported("nestedUnkeyedContainer(forKey:)", key)
+    }
+
+    /// The same row: a superclass decodes its properties from further columns.
+    func superDecoder() throws -> any Decoder {
+        decoder
+    }
+
+    /// A decoder for the one column of `key`, which supports a single-value container.
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        ColumnDecoder(row: decoder, column: try column(key))
+    }
+
+    private func unsupported(_ what: String, _ key: Key) -> DecodingError {
+        .dataCorrupted(
+            .init(
+                codingPath: [key],
+                debugDescription:
+                    "\(what) is not supported when decoding a row: a row is flat. Decode the property "
+                    + "\"\(key.stringValue)\" as a Decodable type of its own; it is read from the column's JSON text"))
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+
+/// The keyed container of ``RowEncoderCore``: each key is a column.
+struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    // unowned(unsafe): the container lives only inside the `encode(to:)` call that the core makes
+    // and that keeps the core alive, so no reference count is needed per field.
+    unowned(unsafe) let core: RowEncoderCore
+    var codingPath: [any CodingKey] { [] }
+
+    init(core: RowEncoderCore) {
+        self.core = core
+    }
+
+    @inline(__always)
+    private func set(_ value: SQLiteValue, _ key: Key) {
+        core.row.set(value, forKey: key.stringValue)
+    }
+
+    mutating func encodeNil(forKey key: Key) throws { set(.null, key) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { set(.integer(value ? 1 : 0), key) }
+    mutating func encode(_ value: String, forKey key: Key) throws { set(.text(value), key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        set(try core.values.encode(value, codingPath: [key]), key)
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        set(try core.values.encode(Double(value), codingPath: [key]), key)
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws { set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { set(.integer(value), key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws {
+        set(try core.values.encode(UInt64(value), codingPath: [key]), key)
+    }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws {
+        set(try core.values.encode(value, codingPath: [key]), key)
+    }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        set(try core.values.encode(value, codingPath: [key]), key)
+    }
+
+    // encodeIfPresent writes NULL for nil, so that an update clears the column.
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+    }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+    }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+    }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+    }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+    }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+    }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+    }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+    }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+    }
+    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type, forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
+        core.fail(core.unsupported("nestedContainer(keyedBy:forKey:)", codingPath: [key]))
+        return KeyedEncodingContainer(RowKeyedEncodingContainer<NestedKey>(core: core))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        core.fail(core.unsupported("nestedUnkeyedContainer(forKey:)", codingPath: [key]))
+        return RowUnkeyedEncodingContainer(core: core)
+    }
+
+    /// The same row: a superclass encodes its properties as further columns.
+    mutating func superEncoder() -> any Encoder { core }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        core.fail(core.unsupported("superEncoder(forKey:)", codingPath: [key]))
+        return core
+    }
+}
+
+/// A top-level unkeyed container of ``RowEncoderCore``: values become columns "0", "1", …
+struct RowUnkeyedEncodingContainer: UnkeyedEncodingContainer {
+    unowned(unsafe) let core: RowEncoderCore  // see RowKeyedEncodingContainer
+    var codingPath: [any CodingKey] { [] }
+    private(set) var count = 0
+
+    init(core: RowEncoderCore) {
+        self.core = core
+    }
+
+    mutating func encodeNil() throws {
+        core.row.set(.null, forKey: core.nextUnkeyedKey())
+        count += 1
+    }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        let key = core.nextUnkeyedKey()
+        core.row.set(try core.values.encode(value, codingPath: [IndexKey(key)]), forKey: key)
+        count += 1
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
+        core.fail(core.unsupported("nestedContainer(keyedBy:)", codingPath: []))
+        return KeyedEncodingContainer(RowKeyedEncodingContainer<NestedKey>(core: core))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        core.fail(core.unsupported("nestedUnkeyedContainer()", codingPath: []))
+        return self
+    }
+
+    mutating func superEncoder() -> any Encoder { core }
+}
+
+/// A top-level single value of ``RowEncoderCore``: one column named "".
+struct RowSingleValueEncodingContainer: SingleValueEncodingContainer {
+    unowned(unsafe) let core: RowEncoderCore  // see RowKeyedEncodingContainer
+    var codingPath: [any CodingKey] { [] }
+
+    init(core: RowEncoderCore) {
+        self.core = core
+    }
+
+    mutating func encodeNil() throws { core.row.set(.null, forKey: "") }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        core.row.set(try core.values.encode(value, codingPath: []), forKey: "")
+    }
+}
+
+/// A coding key made from a string, for coding paths in errors.
+struct IndexKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { Int(stringValue) }
+
+    init(_ string: String) {
+        self.stringValue = string
+    }
+
+    init?(stringValue: String) {
+        self.stringValue = stringValue
+    }
+
+    init?(intValue: Int) {
+        self.stringValue = String(intValue)
+    }
+}

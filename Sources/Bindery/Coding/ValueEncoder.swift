@@ -1,0 +1,184 @@
+import Foundation
+
+/// Converts one `Encodable` value to the ``SQLiteValue`` that stores it, following the storage table:
+/// scalars as themselves, `Date`, `UUID`, `URL` and `Decimal` per ``CodingOptions``, raw-value enums
+/// as their raw value, and anything that encodes as a keyed or unkeyed container as JSON text.
+///
+/// One instance serves many values (a whole bulk insert): its JSON encoder and its record of which
+/// types are JSON are reused.
+final class ValueEncoder {
+    let options: CodingOptions
+    private var jsonTypes: Set<ObjectIdentifier> = []
+    private lazy var json: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            guard let text = SQLiteDate.string(from: date) else {
+                throw EncodingError.invalidValue(
+                    date, .init(codingPath: encoder.codingPath, debugDescription: "the date is outside years 0…9999"))
+            }
+            try container.encode(text)
+        }
+        encoder.nonConformingFloatEncodingStrategy = .throw
+        encoder.userInfo = options.userInfo
+        return encoder
+    }()
+
+    init(options: CodingOptions) {
+        self.options = options
+    }
+
+    /// The stored form of `value`; `codingPath` names the property in errors.
+    func encode<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws -> SQLiteValue {
+        if let special = try encodeSpecial(value, codingPath: codingPath) {
+            return special
+        }
+        let typeID = ObjectIdentifier(T.self)
+        if !jsonTypes.contains(typeID) {
+            let probe = SingleValueProbeEncoder(encoder: self, codingPath: codingPath)
+            do {
+                try value.encode(to: probe)
+                if !probe.askedForContainer {
+                    // Nothing at all was encoded (an empty custom encode(to:)): store NULL.
+                    return probe.value ?? .null
+                }
+                jsonTypes.insert(typeID)
+            } catch is NestedContainerSignal {
+                jsonTypes.insert(typeID)
+            }
+        }
+        return try encodeJSON(value, codingPath: codingPath)
+    }
+
+    /// The JSON text of a nested value.
+    func encodeJSON<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws -> SQLiteValue {
+        do {
+            let data = try json.encode(value)
+            return .text(String(decoding: data, as: UTF8.self))
+        } catch let error as EncodingError {
+            throw error.prefixed(by: codingPath)
+        }
+    }
+
+    /// `Date`, `UUID`, `URL`, `Decimal`, `Data` and the plain scalars, without going through
+    /// `encode(to:)` (which would store a `Date` as a Double since 2001, a `Data` as an array of bytes).
+    @inline(__always)
+    private func encodeSpecial<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws -> SQLiteValue? {
+        // Comparing metadata is cheap; each unsafeBitCast below is guarded by the type being exactly
+        // the one cast to, so it only reinterprets a value as its own type.
+        if T.self == String.self { return .text(unsafeBitCast(value, to: String.self)) }
+        if T.self == SQLiteValue.self { return try checked(unsafeBitCast(value, to: SQLiteValue.self), codingPath) }
+        if T.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
+        if T.self == Int64.self { return .integer(unsafeBitCast(value, to: Int64.self)) }
+        if T.self == Double.self { return try encode(unsafeBitCast(value, to: Double.self), codingPath: codingPath) }
+        if T.self == Bool.self { return .integer(unsafeBitCast(value, to: Bool.self) ? 1 : 0) }
+        if T.self == Date.self { return try encode(unsafeBitCast(value, to: Date.self), codingPath: codingPath) }
+        if T.self == UUID.self { return encode(unsafeBitCast(value, to: UUID.self)) }
+        if T.self == Data.self { return .blob(unsafeBitCast(value, to: Data.self)) }
+        if T.self == URL.self { return .text(unsafeBitCast(value, to: URL.self).absoluteString) }
+        if T.self == Decimal.self { return .text(unsafeBitCast(value, to: Decimal.self).description) }
+        return nil
+    }
+
+    private func checked(_ value: SQLiteValue, _ codingPath: [any CodingKey]) throws -> SQLiteValue {
+        if case .real(let double) = value {
+            return try encode(double, codingPath: codingPath)
+        }
+        return value
+    }
+
+    func encode(_ value: Double, codingPath: [any CodingKey]) throws -> SQLiteValue {
+        guard !value.isNaN else {
+            throw EncodingError.invalidValue(
+                value,
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "NaN cannot be stored: SQLite would turn it into NULL\(Self.naming(codingPath))"))
+        }
+        return .real(value)
+    }
+
+    func encode(_ value: UInt64, codingPath: [any CodingKey]) throws -> SQLiteValue {
+        guard let int = Int64(exactly: value) else {
+            throw EncodingError.invalidValue(
+                value,
+                .init(
+                    codingPath: codingPath,
+                    debugDescription:
+                        "\(value) is above Int64.max and cannot be stored as an INTEGER\(Self.naming(codingPath))"))
+        }
+        return .integer(int)
+    }
+
+    func encode(_ date: Date, codingPath: [any CodingKey]) throws -> SQLiteValue {
+        switch options.dateStrategy {
+        case .sqliteText:
+            guard let text = SQLiteDate.string(from: date) else {
+                throw EncodingError.invalidValue(
+                    date,
+                    .init(
+                        codingPath: codingPath,
+                        debugDescription: "the date is outside years 0…9999\(Self.naming(codingPath))"))
+            }
+            return .text(text)
+        case .unixSeconds:
+            return .real(date.timeIntervalSince1970)
+        case .unixSecondsInteger:
+            let seconds = date.timeIntervalSince1970
+            guard let whole = Int64(exactly: seconds) else {
+                throw EncodingError.invalidValue(
+                    date,
+                    .init(
+                        codingPath: codingPath,
+                        debugDescription:
+                            "the date has a fraction of a second, which whole unix seconds would lose"
+                            + Self.naming(codingPath)))
+            }
+            return .integer(whole)
+        case .unixMilliseconds:
+            let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+            guard let whole = Int64(exactly: milliseconds) else {
+                throw EncodingError.invalidValue(
+                    date, .init(codingPath: codingPath, debugDescription: "the date is out of range"))
+            }
+            return .integer(whole)
+        case .julianDay:
+            return .real(SQLiteDate.julianDay(from: date))
+        case .custom(let encode, _):
+            return try encode(date)
+        }
+    }
+
+    func encode(_ uuid: UUID) -> SQLiteValue {
+        switch options.uuidStrategy {
+        case .lowercaseText:
+            return .text(uuid.uuidString.lowercased())
+        case .blob:
+            return .blob(withUnsafeBytes(of: uuid.uuid) { Data($0) })
+        }
+    }
+
+    /// " (column "name")" for error messages, or nothing at the top level.
+    static func naming(_ codingPath: [any CodingKey]) -> String {
+        guard let last = codingPath.last else { return "" }
+        return " (column \"\(last.stringValue)\")"
+    }
+}
+
+/// Thrown by the probe encoder and decoder when a value asks for a keyed or unkeyed container: the
+/// value is then stored as JSON instead.
+struct NestedContainerSignal: Error {}
+
+extension EncodingError {
+    /// The same error with `codingPath` in front of its own coding path.
+    func prefixed(by codingPath: [any CodingKey]) -> EncodingError {
+        guard !codingPath.isEmpty, case .invalidValue(let value, let context) = self else { return self }
+        return .invalidValue(
+            value,
+            .init(
+                codingPath: codingPath + context.codingPath,
+                debugDescription: context.debugDescription + ValueEncoder.naming(codingPath),
+                underlyingError: context.underlyingError))
+    }
+}

@@ -1,0 +1,104 @@
+/// Reading records: by key, by condition, counted, or lazily.
+extension Connection {
+    /// The record whose single-column primary key is `id`, or nil.
+    ///
+    /// ```swift
+    /// let student = try conn.find(Student.self, id: 1)
+    /// ```
+    public func find<T: Record>(_ type: T.Type, id: some Encodable & Sendable) throws -> T? {
+        let state = recordContext.state(for: T.self)
+        let key = try singleKey(state, id)
+        return try fetchOne(T.self, sql: SQL(text: "\(state.selectAll) WHERE \(state.primaryKeyCondition)", values: key))
+    }
+
+    /// The record with the given composite primary key, or nil.
+    ///
+    /// ```swift
+    /// let enrollment = try conn.find(Enrollment.self, key: ["student_id": 1, "course_id": 7])
+    /// ```
+    public func find<T: Record>(_ type: T.Type, key: [String: any Encodable & Sendable]) throws -> T? {
+        let state = recordContext.state(for: T.self)
+        let values = try keyValues(state, key)
+        return try fetchOne(T.self, sql: SQL(text: "\(state.selectAll) WHERE \(state.primaryKeyCondition)", values: values))
+    }
+
+    /// The records matching `condition` (all when nil), sorted by `orderBy`, one page of them when
+    /// `limit` (and `offset`) are given.
+    ///
+    /// ```swift
+    /// let page = try conn.fetchAll(Student.self, where: "year >= \(2020)", orderBy: "name", limit: 20, offset: 40)
+    /// ```
+    public func fetchAll<T: Record>(
+        _ type: T.Type, where condition: SQL? = nil, orderBy order: SQL? = nil, limit: Int? = nil, offset: Int? = nil
+    ) throws -> [T] {
+        try fetchAll(T.self, sql: selectSQL(T.self, condition, order, limit: limit, offset: offset))
+    }
+
+    /// The first record matching `condition` in the order `orderBy`, or nil.
+    ///
+    /// ```swift
+    /// let ana = try conn.fetchOne(Student.self, where: "name = \("Ana")")
+    /// ```
+    public func fetchOne<T: Record>(_ type: T.Type, where condition: SQL? = nil, orderBy order: SQL? = nil) throws
+        -> T?
+    {
+        try fetchOne(T.self, sql: selectSQL(T.self, condition, order, limit: 1, offset: nil))
+    }
+
+    /// A lazy cursor over the records matching `condition`, in constant memory.
+    public func fetchCursor<T: Record>(_ type: T.Type, where condition: SQL? = nil, orderBy order: SQL? = nil)
+        throws -> RecordCursor<T>
+    {
+        try fetchCursor(T.self, sql: selectSQL(T.self, condition, order, limit: nil, offset: nil))
+    }
+
+    /// How many rows match `condition` (all rows when nil).
+    ///
+    /// ```swift
+    /// let n = try conn.count(Student.self, where: "department = \("Physics")")
+    /// ```
+    public func count<T: Record>(_ type: T.Type, where condition: SQL? = nil) throws -> Int {
+        let state = recordContext.state(for: T.self)
+        var sql = SQL(text: "SELECT count(*) FROM \(state.table)")
+        if let condition {
+            sql += " WHERE " + condition
+        }
+        return try fetchOne(Int.self, sql: sql) ?? 0
+    }
+
+    /// Whether any row matches `condition` (whether the table has rows, when nil).
+    ///
+    /// ```swift
+    /// let taken = try conn.exists(Student.self, where: "email = \(email)")
+    /// ```
+    public func exists<T: Record>(_ type: T.Type, where condition: SQL? = nil) throws -> Bool {
+        let state = recordContext.state(for: T.self)
+        var sql = SQL(text: "SELECT EXISTS(SELECT 1 FROM \(state.table)")
+        if let condition {
+            sql += " WHERE " + condition
+        }
+        sql += ")"
+        return try fetchOne(Bool.self, sql: sql) ?? false
+    }
+
+    private func selectSQL<T: Record>(_ type: T.Type, _ condition: SQL?, _ order: SQL?, limit: Int?, offset: Int?)
+        -> SQL
+    {
+        var sql = SQL(text: recordContext.state(for: T.self).selectAll)
+        if let condition {
+            sql += " WHERE " + condition
+        }
+        if let order {
+            sql += " ORDER BY " + order
+        }
+        if let limit {
+            sql += " LIMIT \(limit)"
+            if let offset {
+                sql += " OFFSET \(offset)"
+            }
+        } else if let offset {
+            sql += " LIMIT -1 OFFSET \(offset)"
+        }
+        return sql
+    }
+}

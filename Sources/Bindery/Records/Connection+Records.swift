@@ -1,0 +1,267 @@
+/// Creating, updating and deleting records, each with SQL built once per record type and a cached
+/// statement.
+extension Connection {
+    /// Inserts `record` and returns the row as stored (`RETURNING *`): a nil integer id comes back
+    /// assigned, and columns with defaults come back filled.
+    ///
+    /// Properties that are nil are left out of the INSERT, so that column defaults apply to them.
+    /// With ``ConflictPolicy/ignore``, a row that was skipped returns `record` as given (and
+    /// ``changes`` is 0).
+    ///
+    /// ```swift
+    /// let saved = try conn.insert(Student(id: nil, name: "Ana", year: 2024))
+    /// print(saved.id!)  // the new rowid
+    /// ```
+    @discardableResult
+    public func insert<T: Record>(_ record: T, onConflict policy: ConflictPolicy = .abort) throws -> T {
+        let state = recordContext.state(for: T.self)
+        try state.encoder.encodeRow(record)
+        let row = state.encoder.row
+        let columns = row.nonNullSlots
+        let sql = state.insert(columns: columns, policy: policy, returning: true)
+        return try withStatement(sql) { statement in
+            try bindSlots(statement, row: row, slots: columns, startingAt: 1)
+            let stored = try runReturning(statement, as: T.self, row: row, slots: columns)
+            return stored ?? record
+        }
+    }
+
+    /// Inserts many records with one statement re-bound for each, in one transaction (a savepoint
+    /// inside an open transaction); returns how many rows were inserted. Nothing is returned per row.
+    ///
+    /// ```swift
+    /// try conn.insert(contentsOf: students)
+    /// ```
+    @discardableResult
+    public func insert<S: Sequence>(contentsOf records: S, onConflict policy: ConflictPolicy = .abort) throws -> Int
+    where S.Element: Record {
+        let state = recordContext.state(for: S.Element.self)
+        let encoder = state.encoder
+        return try transaction(.immediate) { conn in
+            var statement: Statement?
+            var columns: [Bool] = []
+            var inserted = 0
+            defer {
+                if let statement {
+                    conn.release(statement)
+                }
+            }
+            for record in records {
+                try encoder.encodeRow(record)
+                let row = encoder.row
+                if statement == nil || !row.nonNullSlotsEqual(columns) {
+                    if let previous = statement {
+                        conn.release(previous)
+                        statement = nil
+                    }
+                    columns = row.nonNullSlots
+                    statement = try conn.checkOutStatement(state.insert(columns: columns, policy: policy, returning: false))
+                }
+                guard let current = statement else { continue }
+                try conn.bindSlots(current, row: row, slots: columns, startingAt: 1)
+                do {
+                    try current.run()
+                } catch let error as SQLiteError {
+                    current.reset()
+                    throw error.with(arguments: row.values)
+                }
+                current.reset()
+                inserted += conn.changes
+            }
+            return inserted
+        }
+    }
+
+    /// Updates the row with `record`'s primary key, writing every other column (NULL where the record
+    /// holds nil). Throws ``RecordError/notFound(table:key:)`` when no row has that key.
+    public func update<T: Record>(_ record: T) throws {
+        let state = recordContext.state(for: T.self)
+        try state.encoder.encodeRow(record)
+        let row = state.encoder.row
+        try runUpdate(state: state, row: row, columns: row.presentSlots(excluding: state.primaryKey))
+    }
+
+    /// Updates only the named columns of the row with `record`'s primary key. Throws
+    /// ``RecordError/notFound(table:key:)`` when no row has that key, and
+    /// ``RecordError/unknownColumns(table:columns:)`` for a name that is not one of the record's columns.
+    ///
+    /// ```swift
+    /// student.year = 2025
+    /// try conn.update(student, columns: ["year"])
+    /// ```
+    public func update<T: Record>(_ record: T, columns names: [String]) throws {
+        let state = recordContext.state(for: T.self)
+        try state.encoder.encodeRow(record)
+        let row = state.encoder.row
+        let unknown = names.filter { name in !row.columns.contains { $0.equalsIdentifier(name) } }
+        guard unknown.isEmpty else {
+            throw RecordError.unknownColumns(table: state.tableName, columns: unknown)
+        }
+        let wanted = row.columns.map { column in names.contains { $0.equalsIdentifier(column) } }
+        let slots = zip(row.presentSlots(excluding: state.primaryKey), wanted).map { $0 && $1 }
+        try runUpdate(state: state, row: row, columns: slots)
+    }
+
+    private func runUpdate(state: RecordTypeState, row: EncodedRow, columns: [Bool]) throws {
+        let key = try state.primaryKeyValues()
+        guard columns.contains(true) else {
+            // Nothing to set: the update only has to find the row.
+            let sql = "SELECT EXISTS(SELECT 1 FROM \(state.table) WHERE \(state.primaryKeyCondition))"
+            let found = try withStatement(sql) { statement -> Bool in
+                try statement.bind(arguments: key)
+                return try statement.step() && statement.int64(at: 0) == 1
+            }
+            if !found {
+                throw RecordError.notFound(table: state.tableName, key: state.keyDescription(key))
+            }
+            return
+        }
+        let sql = state.update(columns: columns)
+        try withStatement(sql) { statement in
+            let next = try bindSlots(statement, row: row, slots: columns, startingAt: 1)
+            for (offset, value) in key.enumerated() {
+                try statement.bind(value, at: next + Int32(offset))
+            }
+            do {
+                try statement.run()
+            } catch let error as SQLiteError {
+                throw error.with(arguments: row.values)
+            }
+        }
+        if changes == 0 {
+            throw RecordError.notFound(table: state.tableName, key: state.keyDescription(key))
+        }
+    }
+
+    /// Inserts `record`, or, when a row with its primary key exists, updates every other column of
+    /// that row (`INSERT … ON CONFLICT(primary key) DO UPDATE`); returns the row as stored.
+    @discardableResult
+    public func upsert<T: Record>(_ record: T) throws -> T {
+        let state = recordContext.state(for: T.self)
+        try state.encoder.encodeRow(record)
+        let row = state.encoder.row
+        let nonNull = row.nonNullSlots
+        let sql = state.upsert(nonNull: nonNull, present: row.present)
+        let stored = try withStatement(sql) { statement in
+            try bindSlots(statement, row: row, slots: nonNull, startingAt: 1)
+            return try runReturning(statement, as: T.self, row: row, slots: nonNull)
+        }
+        if let stored {
+            return stored
+        }
+        // DO NOTHING (every column is in the key): the row exists as it is.
+        let key = try state.primaryKeyValues()
+        return try fetchOne(T.self, sql: SQL(text: "\(state.selectAll) WHERE \(state.primaryKeyCondition)", values: key))
+            ?? record
+    }
+
+    /// Deletes the row with `record`'s primary key; returns whether there was one.
+    @discardableResult
+    public func delete<T: Record>(_ record: T) throws -> Bool {
+        let state = recordContext.state(for: T.self)
+        try state.encoder.encodeRow(record)
+        let key = try state.primaryKeyValues()
+        try execute("DELETE FROM \(state.table) WHERE \(state.primaryKeyCondition)", arguments: key)
+        return changes > 0
+    }
+
+    /// Deletes the row whose single-column primary key is `id`; returns whether there was one.
+    ///
+    /// ```swift
+    /// try conn.delete(Student.self, id: 7)
+    /// ```
+    @discardableResult
+    public func delete<T: Record>(_ type: T.Type, id: some Encodable & Sendable) throws -> Bool {
+        let state = recordContext.state(for: T.self)
+        let key = try singleKey(state, id)
+        try execute("DELETE FROM \(state.table) WHERE \(state.primaryKeyCondition)", arguments: key)
+        return changes > 0
+    }
+
+    /// Deletes the row with the given composite primary key (every key column named once); returns
+    /// whether there was one.
+    ///
+    /// ```swift
+    /// try conn.delete(Enrollment.self, key: ["student_id": 1, "course_id": 7])
+    /// ```
+    @discardableResult
+    public func delete<T: Record>(_ type: T.Type, key: [String: any Encodable & Sendable]) throws -> Bool {
+        let state = recordContext.state(for: T.self)
+        let values = try keyValues(state, key)
+        try execute("DELETE FROM \(state.table) WHERE \(state.primaryKeyCondition)", arguments: values)
+        return changes > 0
+    }
+
+    /// Deletes the rows matching `condition`; returns how many went.
+    ///
+    /// ```swift
+    /// let removed = try conn.delete(Student.self, where: "year < \(2000)")
+    /// ```
+    @discardableResult
+    public func delete<T: Record>(_ type: T.Type, where condition: SQL) throws -> Int {
+        let state = recordContext.state(for: T.self)
+        try execute(SQL(text: "DELETE FROM \(state.table) WHERE ") + condition)
+        return changes
+    }
+
+    /// Deletes every row of the type's table; returns how many went.
+    @discardableResult
+    public func deleteAll<T: Record>(_ type: T.Type) throws -> Int {
+        let state = recordContext.state(for: T.self)
+        try execute("DELETE FROM \(state.table)", arguments: [])
+        return changes
+    }
+
+    // MARK: Helpers
+
+    /// Binds the values of the marked slots to consecutive parameters; returns the next index.
+    @discardableResult
+    func bindSlots(_ statement: Statement, row: EncodedRow, slots: [Bool], startingAt first: Int32) throws -> Int32 {
+        var index = first
+        let values = row.values
+        for slot in values.indices where slots[slot] {
+            try statement.bind(values[slot], at: index)
+            index += 1
+        }
+        return index
+    }
+
+    /// Steps an INSERT … RETURNING * and decodes the row it returns, if any.
+    private func runReturning<T: Decodable>(_ statement: Statement, as type: T.Type, row: EncodedRow, slots: [Bool])
+        throws -> T?
+    {
+        do {
+            guard try statement.step() else { return nil }
+            let stored = try RowDecoder.attached(to: statement, options: recordContext.options, for: T.self)
+                .decodeRow(T.self)
+            while try statement.step() {}
+            return stored
+        } catch let error as SQLiteError {
+            throw error.with(arguments: row.values.indices.filter { slots[$0] }.map { row.values[$0] })
+        }
+    }
+
+    /// The bound value of a single-column key, checking that the type has one.
+    func singleKey(_ state: RecordTypeState, _ id: some Encodable & Sendable) throws -> [SQLiteValue] {
+        guard state.primaryKey.count == 1 else {
+            throw RecordError.unknownColumns(table: state.tableName, columns: ["id (the key has \(state.primaryKey.count) columns; use key:)"])
+        }
+        return [try recordContext.values.encode(id, codingPath: [])]
+    }
+
+    /// The bound values of a composite key, in primary-key order, checking that every key column is
+    /// named once and nothing else is.
+    func keyValues(_ state: RecordTypeState, _ key: [String: any Encodable & Sendable]) throws -> [SQLiteValue] {
+        let unknown = key.keys.filter { name in !state.primaryKey.contains { $0.equalsIdentifier(name) } }
+        guard unknown.isEmpty, key.count == state.primaryKey.count else {
+            let missing = state.primaryKey.filter { column in !key.keys.contains { $0.equalsIdentifier(column) } }
+            throw RecordError.unknownColumns(table: state.tableName, columns: unknown.sorted() + missing.map { "missing \($0)" })
+        }
+        return try state.primaryKey.map { column in
+            guard let value = key.first(where: { $0.key.equalsIdentifier(column) })?.value else {
+                throw RecordError.missingPrimaryKey(table: state.tableName, column: column)
+            }
+            return try recordContext.values.encode(value, codingPath: [])
+        }
+    }
+}

@@ -1,0 +1,118 @@
+/// Running ``SQL`` with bound values, and fetching any `Decodable` from its rows.
+extension Connection {
+    /// Runs one statement, binding every interpolated value as a parameter.
+    ///
+    /// ```swift
+    /// try conn.execute("UPDATE counters SET n = n + 1 WHERE name = \(name)")
+    /// ```
+    public func execute(_ sql: SQL) throws {
+        let arguments = try sql.arguments(encoder: recordContext.values)
+        try execute(sql.text, arguments: arguments)
+    }
+
+    /// Runs a query and returns its rows.
+    ///
+    /// ```swift
+    /// let rows = try conn.rows("SELECT name, year FROM students WHERE year > \(2020)")
+    /// let first: String = try rows[0]["name"]
+    /// ```
+    public func rows(_ sql: SQL) throws -> [Row] {
+        try rows(sql.text, arguments: try sql.arguments(encoder: recordContext.values))
+    }
+
+    /// Every row of a query decoded as `T`: a struct by column name, a single-value type (`String`,
+    /// `Int`, `Date`, a raw-value enum …) from the first column.
+    ///
+    /// ```swift
+    /// let names = try conn.fetchAll(String.self, sql: "SELECT name FROM students ORDER BY name")
+    /// ```
+    public func fetchAll<T: Decodable>(_ type: T.Type, sql: SQL) throws -> [T] {
+        try withBoundStatement(sql) { statement in
+            guard try statement.step() else { return [] }
+            // The decoder is fetched after the first step, which re-prepares a statement whose schema
+            // changed: its column look-up must see the columns as they are now.
+            let decoder = RowDecoder.attached(to: statement, options: recordContext.options, for: T.self)
+            return try Connection.collect(T.self, statement: statement, decoder: decoder)
+        }
+    }
+
+    /// The first row of a query decoded as `T`, or nil when there is none.
+    ///
+    /// ```swift
+    /// let name = try conn.fetchOne(String.self, sql: "SELECT name FROM students WHERE id = \(id)")
+    /// ```
+    public func fetchOne<T: Decodable>(_ type: T.Type, sql: SQL) throws -> T? {
+        try withBoundStatement(sql) { statement in
+            guard try statement.step() else { return nil }
+            return try RowDecoder.attached(to: statement, options: recordContext.options, for: T.self)
+                .decodeRow(T.self)
+        }
+    }
+
+    /// A lazy cursor decoding the rows of a query one at a time, in constant memory.
+    ///
+    /// ```swift
+    /// let cursor = try conn.fetchCursor(Event.self, sql: "SELECT * FROM events")
+    /// while let event = try cursor.next() { … }
+    /// ```
+    public func fetchCursor<T: Decodable>(_ type: T.Type, sql: SQL) throws -> RecordCursor<T> {
+        let arguments = try sql.arguments(encoder: recordContext.values)
+        let statement = try checkOutStatement(sql.text)
+        do {
+            try statement.bind(arguments: arguments)
+        } catch {
+            release(statement)
+            throw error
+        }
+        return RecordCursor(connection: self, statement: statement, options: recordContext.options)
+    }
+
+    /// Decodes the current row and every following one into an array.
+    ///
+    /// The values go into a buffer of `T` first and into the array once at the end: appending to a
+    /// `[T]` of a generic `T` row by row would look up the array's metadata on every call.
+    private static func collect<T: Decodable>(_ type: T.Type, statement: Statement, decoder: RowDecoder) throws
+        -> [T]
+    {
+        var capacity = 64
+        var buffer = UnsafeMutablePointer<T>.allocate(capacity: capacity)
+        var count = 0
+        defer {
+            buffer.deinitialize(count: count)
+            buffer.deallocate()
+        }
+        repeat {
+            let value = try decoder.decodeRow(T.self)
+            if count == capacity {
+                let larger = UnsafeMutablePointer<T>.allocate(capacity: capacity * 2)
+                larger.moveInitialize(from: buffer, count: count)
+                buffer.deallocate()
+                buffer = larger
+                capacity *= 2
+            }
+            (buffer + count).initialize(to: value)
+            count += 1
+        } while try statement.step()
+        let results = [T](unsafeUninitializedCapacity: count) { destination, initialized in
+            if let base = destination.baseAddress {
+                base.moveInitialize(from: buffer, count: count)
+                initialized = count
+            }
+        }
+        count = 0  // moved out: nothing left to deinitialize
+        return results
+    }
+
+    /// Runs `body` with the cached statement for `sql`, its values bound.
+    func withBoundStatement<T>(_ sql: SQL, _ body: (Statement) throws -> T) throws -> T {
+        let arguments = try sql.arguments(encoder: recordContext.values)
+        return try withStatement(sql.text) { statement in
+            try statement.bind(arguments: arguments)
+            do {
+                return try body(statement)
+            } catch let error as SQLiteError {
+                throw error.with(arguments: arguments)
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+/// One record type's SQL on one connection, built once for each set of columns, and its encoder.
+final class RecordTypeState {
+    /// The table name, quoted.
+    let table: String
+    /// The table name as the type declares it.
+    let tableName: String
+    /// The primary key's column names.
+    let primaryKey: [String]
+    /// The encoder reused for every record of the type; it keeps the learned column slots.
+    let encoder: RowEncoderCore
+    private var insertSQL: [InsertShape: String] = [:]
+    private var updateSQL: [[Bool]: String] = [:]
+    private var upsertSQL: [[Bool]: String] = [:]
+    /// `SELECT * FROM "table"`.
+    let selectAll: String
+    /// `WHERE "a" = ? AND "b" = ?` over the primary key.
+    let primaryKeyCondition: String
+
+    struct InsertShape: Hashable {
+        var columns: [Bool]
+        var policy: ConflictPolicy
+        var returning: Bool
+    }
+
+    init(table: String, primaryKey: [String], options: CodingOptions) {
+        self.tableName = table
+        self.table = SQL.quote(identifier: table)
+        self.primaryKey = primaryKey
+        self.encoder = RowEncoderCore(options: options)
+        self.selectAll = "SELECT * FROM \(self.table)"
+        self.primaryKeyCondition = primaryKey.map { "\(SQL.quote(identifier: $0)) = ?" }.joined(separator: " AND ")
+    }
+
+    /// The INSERT for the columns marked in `columns` (slots of ``encoder``'s row).
+    func insert(columns: [Bool], policy: ConflictPolicy, returning: Bool) -> String {
+        let shape = InsertShape(columns: columns, policy: policy, returning: returning)
+        if let sql = insertSQL[shape] {
+            return sql
+        }
+        let names = encoder.row.columns.indices.filter { columns[$0] }.map { SQL.quote(identifier: encoder.row.columns[$0]) }
+        let verb = policy == .abort ? "INSERT" : "INSERT OR \(policy.rawValue)"
+        var sql: String
+        if names.isEmpty {
+            sql = "\(verb) INTO \(table) DEFAULT VALUES"
+        } else {
+            let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
+            sql = "\(verb) INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(placeholders))"
+        }
+        if returning {
+            sql += " RETURNING *"
+        }
+        insertSQL[shape] = sql
+        return sql
+    }
+
+    /// The UPDATE that sets the columns marked in `columns`, by primary key.
+    func update(columns: [Bool]) -> String {
+        if let sql = updateSQL[columns] {
+            return sql
+        }
+        let assignments = encoder.row.columns.indices.filter { columns[$0] }
+            .map { "\(SQL.quote(identifier: encoder.row.columns[$0])) = ?" }
+        let sql = "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(primaryKeyCondition)"
+        updateSQL[columns] = sql
+        return sql
+    }
+
+    /// The upsert: insert the non-NULL columns marked in `nonNull`; on a primary-key conflict, set
+    /// every other column of the row (NULL where the record holds nil), returning the row.
+    func upsert(nonNull: [Bool], present: [Bool]) -> String {
+        let key = nonNull + present
+        if let sql = upsertSQL[key] {
+            return sql
+        }
+        let columns = encoder.row.columns
+        let inserted = columns.indices.filter { nonNull[$0] }.map { SQL.quote(identifier: columns[$0]) }
+        let keyColumns = Set(primaryKey.map { $0.lowercased() })
+        let assignments = columns.indices.filter { present[$0] && !keyColumns.contains(columns[$0].lowercased()) }
+            .map { index -> String in
+                let name = SQL.quote(identifier: columns[index])
+                return nonNull[index] ? "\(name) = excluded.\(name)" : "\(name) = NULL"
+            }
+        let conflictTarget = primaryKey.map(SQL.quote(identifier:)).joined(separator: ", ")
+        var sql: String
+        if inserted.isEmpty {
+            sql = "INSERT INTO \(table) DEFAULT VALUES"
+        } else {
+            let placeholders = Array(repeating: "?", count: inserted.count).joined(separator: ", ")
+            sql = "INSERT INTO \(table) (\(inserted.joined(separator: ", "))) VALUES (\(placeholders))"
+            sql += " ON CONFLICT(\(conflictTarget)) DO "
+            sql += assignments.isEmpty ? "NOTHING" : "UPDATE SET " + assignments.joined(separator: ", ")
+        }
+        sql += " RETURNING *"
+        upsertSQL[key] = sql
+        return sql
+    }
+
+    /// The values of the primary-key columns in the encoded row, in key order.
+    func primaryKeyValues() throws -> [SQLiteValue] {
+        let row = encoder.row
+        return try primaryKey.map { name in
+            guard let index = row.columns.firstIndex(where: { $0.equalsIdentifier(name) }),
+                row.present[index], !row.values[index].isNull
+            else {
+                throw RecordError.missingPrimaryKey(table: tableName, column: name)
+            }
+            return row.values[index]
+        }
+    }
+
+    /// The key as a dictionary, for ``RecordError/notFound(table:key:)``.
+    func keyDescription(_ values: [SQLiteValue]) -> [String: SQLiteValue] {
+        Dictionary(zip(primaryKey, values), uniquingKeysWith: { first, _ in first })
+    }
+}
+
+extension String {
+    /// Whether two identifiers are equal as SQLite compares them (ASCII case-insensitively).
+    func equalsIdentifier(_ other: String) -> Bool {
+        self == other || self.lowercased() == other.lowercased()
+    }
+}

@@ -1,0 +1,389 @@
+import CSQLite
+import Foundation
+
+/// A connection to one SQLite database: synchronous, fast, and for one thread at a time.
+///
+/// `Connection` is the layer every other part of Bindery stands on. Open one directly for
+/// single-threaded work, or let a ``Database`` actor hand one to your `read`/`write` closures.
+///
+/// ```swift
+/// let conn = try Connection(path: "app.sqlite")
+/// try conn.execute(script: "CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+/// try conn.execute("INSERT INTO notes(body) VALUES (?)", arguments: ["hello"])
+/// for row in try conn.rows("SELECT id, body FROM notes", arguments: []) {
+///     print(try row["id"] as Int64, try row["body"] as String)
+/// }
+/// ```
+///
+/// It is not `Sendable`: use it from the thread (or closure) that owns it. The connection closes
+/// exactly once, by ``close()`` or when it is deallocated, finalizing its prepared statements.
+public final class Connection {
+    /// How a connection opens its database.
+    public struct Options: Sendable, Hashable {
+        /// Open the file read-only; writes throw ``SQLiteError/Code/readOnly``. Default `false`.
+        public var readOnly: Bool
+        /// How long a statement waits for another connection's lock before failing with
+        /// ``SQLiteError/Code/busy``, in seconds. Default 5.
+        public var busyTimeout: Double
+        /// Whether foreign key constraints are enforced (`PRAGMA foreign_keys`). Default `true`.
+        public var foreignKeys: Bool
+        /// How many prepared statements the connection keeps. Default 128.
+        public var statementCacheCapacity: Int
+
+        /// Creates options; every parameter has the default described on its property.
+        public init(
+            readOnly: Bool = false, busyTimeout: Double = 5, foreignKeys: Bool = true, statementCacheCapacity: Int = 128
+        ) {
+            self.readOnly = readOnly
+            self.busyTimeout = busyTimeout
+            self.foreignKeys = foreignKeys
+            self.statementCacheCapacity = statementCacheCapacity
+        }
+    }
+
+    /// The kind of lock a transaction takes when it begins.
+    public enum TransactionKind: String, Sendable {
+        /// Takes locks as statements need them (`BEGIN DEFERRED`).
+        case deferred = "DEFERRED"
+        /// Takes the write lock at once (`BEGIN IMMEDIATE`); the usual choice for writes.
+        case immediate = "IMMEDIATE"
+        /// Takes the write lock and, outside WAL mode, keeps readers out (`BEGIN EXCLUSIVE`).
+        case exclusive = "EXCLUSIVE"
+    }
+
+    /// The `sqlite3` handle; valid while the connection is open.
+    let handle: OpaquePointer
+    /// The path the connection was opened with (`:memory:` for a private in-memory database).
+    public let path: String
+    /// The options the connection was opened with.
+    public let options: Options
+    /// The connection's prepared statements.
+    let statementCache: StatementCache
+    /// Whether ``close()`` has run.
+    public private(set) var isClosed = false
+    /// Per-connection state kept by the layers above (record SQL, coding options), by type.
+    private var extensions: [ObjectIdentifier: AnyObject] = [:]
+    private var savepointCounter = 0
+
+    /// Opens (and creates, unless read-only) the database file at `path`.
+    ///
+    /// The file is read once at open, so a file that is not a SQLite database throws
+    /// ``SQLiteError/Code/notADatabase`` here rather than at the first query.
+    public convenience init(path: String, options: Options = Options()) throws {
+        var flags = SQLITE_OPEN_NOMUTEX
+        flags |= options.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        try self.init(path: path, flags: flags, options: options)
+    }
+
+    /// Opens a private, empty in-memory database that lives as long as the connection.
+    public static func inMemory(options: Options = Options()) throws -> Connection {
+        var options = options
+        options.readOnly = false
+        return try Connection(
+            path: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, options: options)
+    }
+
+    init(path: String, flags: Int32, options: Options) throws {
+        var db: OpaquePointer?
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let error = SQLiteError(database: db, resultCode: code, sql: nil)
+            sqlite3_close_v2(db)
+            throw SQLiteError(
+                code: error.code, extendedCode: error.extendedCode, message: "\(error.message) (opening \(path))",
+                sql: nil)
+        }
+        sqlite3_extended_result_codes(db, 1)
+        self.handle = db
+        self.path = path
+        self.options = options
+        self.statementCache = StatementCache(database: db, capacity: options.statementCacheCapacity)
+        do {
+            sqlite3_busy_timeout(db, Connection.milliseconds(options.busyTimeout))
+            // Reading the schema reads the header: a file that is not a database fails now.
+            try execute(script: "SELECT count(*) FROM sqlite_schema")
+            try execute(script: "PRAGMA foreign_keys = \(options.foreignKeys ? "ON" : "OFF")")
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Seconds as whole milliseconds for `sqlite3_busy_timeout`: NaN and negatives are 0, and
+    /// anything too large (infinity included) is `Int32.max`.
+    static func milliseconds(_ seconds: Double) -> Int32 {
+        let milliseconds = (seconds * 1000).rounded()
+        guard !milliseconds.isNaN, milliseconds > 0 else { return 0 }
+        guard milliseconds < Double(Int32.max) else { return .max }
+        return Int32(milliseconds)
+    }
+
+    /// Closes the connection, finalizing its statements. Later calls do nothing; using the connection
+    /// afterwards throws ``SQLiteError/Code/misuse``.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        statementCache.finalizeAll()
+        extensions.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Throws when the connection was closed.
+    @inline(__always)
+    func checkOpen() throws {
+        if isClosed {
+            throw SQLiteError(code: .misuse, message: "the connection is closed")
+        }
+    }
+
+    // MARK: State
+
+    /// The rowid of the most recent successful INSERT on this connection.
+    public var lastInsertRowID: Int64 {
+        isClosed ? 0 : sqlite3_last_insert_rowid(handle)
+    }
+
+    /// How many rows the most recent INSERT, UPDATE or DELETE changed.
+    public var changes: Int {
+        isClosed ? 0 : Int(sqlite3_changes64(handle))
+    }
+
+    /// How many rows every INSERT, UPDATE and DELETE since the connection opened changed.
+    public var totalChanges: Int {
+        isClosed ? 0 : Int(sqlite3_total_changes64(handle))
+    }
+
+    /// Whether a transaction is open (SQLite is not in autocommit mode).
+    public var isInTransaction: Bool {
+        !isClosed && sqlite3_get_autocommit(handle) == 0
+    }
+
+    /// How many times this connection called `sqlite3_prepare`; a statement run again and again from
+    /// the cache counts once.
+    public var prepareCount: Int {
+        statementCache.prepareCount
+    }
+
+    /// Interrupts the statement running on this connection, from any thread; it fails with
+    /// ``SQLiteError/Code/interrupt``.
+    func interrupt() {
+        guard !isClosed else { return }
+        sqlite3_interrupt(handle)
+    }
+
+    /// The per-connection state of type `T` kept by a layer above, made on first use.
+    func extensionState<T: AnyObject>(_ make: () -> T) -> T {
+        let key = ObjectIdentifier(T.self)
+        if let state = extensions[key] as? T {
+            return state
+        }
+        let state = make()
+        extensions[key] = state
+        return state
+    }
+
+    /// Replaces the per-connection state of type `T`.
+    func setExtensionState<T: AnyObject>(_ state: T) {
+        extensions[ObjectIdentifier(T.self)] = state
+    }
+
+    // MARK: Statements
+
+    /// Runs `body` with the cached statement for `sql`, then resets it and clears its bindings.
+    ///
+    /// When SQLite reports `SQLITE_SCHEMA` (the schema changed under the statement), the cache is
+    /// emptied and `body` runs once more with a freshly prepared statement.
+    func withStatement<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
+        try checkOpen()
+        do {
+            return try withCachedStatement(sql, body)
+        } catch let error as SQLiteError where error.code == .schema {
+            statementCache.removeAll()
+            return try withCachedStatement(sql, body)
+        }
+    }
+
+    private func withCachedStatement<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
+        let statement = try statementCache.statement(for: sql)
+        defer { statementCache.release(statement) }
+        return try body(statement)
+    }
+
+    /// A statement for `sql` that the caller gives back with ``release(_:)`` (for cursors).
+    func checkOutStatement(_ sql: String) throws -> Statement {
+        try checkOpen()
+        return try statementCache.statement(for: sql)
+    }
+
+    /// Gives back a statement from ``checkOutStatement(_:)``.
+    func release(_ statement: Statement) {
+        statementCache.release(statement)
+    }
+
+    /// Empties the statement cache (its statements in use are finalized when they come back).
+    public func clearStatementCache() {
+        statementCache.removeAll()
+    }
+
+    // MARK: Executing
+
+    /// Runs every statement in `script`, which takes no arguments: DDL, pragmas, a schema.
+    ///
+    /// ```swift
+    /// try conn.execute(script: """
+    ///     CREATE TABLE a(id INTEGER PRIMARY KEY);
+    ///     CREATE TABLE b(id INTEGER PRIMARY KEY, a_id INTEGER REFERENCES a(id));
+    ///     """)
+    /// ```
+    public func execute(script: String) throws {
+        try checkOpen()
+        var failure: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, script, nil, nil, &failure)
+        defer { sqlite3_free(failure) }
+        guard code == SQLITE_OK else {
+            let message = failure.map { String(cString: $0) }
+            let error = SQLiteError(database: handle, resultCode: code, sql: script)
+            throw SQLiteError(
+                code: error.code, extendedCode: error.extendedCode, message: message ?? error.message, sql: script)
+        }
+    }
+
+    /// Runs one statement with positional arguments, for `?` and `?NNN` parameters (the array is
+    /// indexed from parameter 1). A count that does not match the parameters throws before anything
+    /// runs.
+    ///
+    /// The SQL text is used as it is: to put values into it, pass them as `arguments`, or use the
+    /// ``SQL`` overload, `execute("… \(value)")`, which binds them.
+    public func execute(_ sql: String, arguments: [SQLiteValue]) throws {
+        try withStatement(sql) { statement in
+            try statement.bind(arguments: arguments)
+            do {
+                try statement.run()
+            } catch let error as SQLiteError {
+                throw error.with(arguments: arguments)
+            }
+        }
+    }
+
+    /// Runs one statement with named arguments for `:name`, `@name` or `$name` parameters; keys may
+    /// be written with or without the prefix. A missing or unknown name throws before anything runs.
+    public func execute(_ sql: String, arguments: [String: SQLiteValue]) throws {
+        try withStatement(sql) { statement in
+            try statement.bind(namedArguments: arguments)
+            do {
+                try statement.run()
+            } catch let error as SQLiteError {
+                throw error.with(arguments: arguments.keys.sorted().compactMap { arguments[$0] })
+            }
+        }
+    }
+
+    /// Runs a query and returns every row, copied out of SQLite.
+    public func rows(_ sql: String, arguments: [SQLiteValue]) throws -> [Row] {
+        try withStatement(sql) { statement in
+            try statement.bind(arguments: arguments)
+            return try Connection.collectRows(statement)
+        }
+    }
+
+    /// Runs a query with named arguments and returns every row.
+    public func rows(_ sql: String, arguments: [String: SQLiteValue]) throws -> [Row] {
+        try withStatement(sql) { statement in
+            try statement.bind(namedArguments: arguments)
+            return try Connection.collectRows(statement)
+        }
+    }
+
+    /// A lazy cursor over the rows of a query: one row in memory at a time, whatever the size of the
+    /// result. The statement stays busy until the cursor is done or deallocated.
+    ///
+    /// ```swift
+    /// let cursor = try conn.rowCursor("SELECT id FROM events", arguments: [])
+    /// while let row = try cursor.next() { … }
+    /// ```
+    public func rowCursor(_ sql: String, arguments: [SQLiteValue]) throws -> RowCursor {
+        let statement = try checkOutStatement(sql)
+        do {
+            try statement.bind(arguments: arguments)
+        } catch {
+            release(statement)
+            throw error
+        }
+        return RowCursor(connection: self, statement: statement)
+    }
+
+    static func collectRows(_ statement: Statement) throws -> [Row] {
+        var rows: [Row] = []
+        guard try statement.step() else { return rows }
+        // Columns are read after the first step, which re-prepares a statement whose schema changed.
+        let columns = RowColumns(names: statement.columnNames)
+        let count = statement.columnCount
+        repeat {
+            rows.append(Row(values: (0..<count).map(statement.value(at:)), columns: columns))
+        } while try statement.step()
+        return rows
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a transaction: it commits when `body` returns and rolls back when it throws,
+    /// and the error is rethrown.
+    ///
+    /// Called inside another transaction, it becomes a `SAVEPOINT`: its changes roll back alone when
+    /// its body throws, and commit with the outer transaction otherwise.
+    ///
+    /// ```swift
+    /// try conn.transaction(.immediate) { conn in
+    ///     try conn.execute("UPDATE accounts SET balance = balance - 10 WHERE id = ?", arguments: [1])
+    ///     try conn.execute("UPDATE accounts SET balance = balance + 10 WHERE id = ?", arguments: [2])
+    /// }
+    /// ```
+    public func transaction<T>(_ kind: TransactionKind = .deferred, _ body: (Connection) throws -> T) throws -> T {
+        try checkOpen()
+        if isInTransaction {
+            return try savepoint(body)
+        }
+        try execute(script: "BEGIN \(kind.rawValue) TRANSACTION")
+        let result: T
+        do {
+            result = try body(self)
+        } catch {
+            rollbackQuietly()
+            throw error
+        }
+        do {
+            try execute(script: "COMMIT TRANSACTION")
+        } catch {
+            rollbackQuietly()
+            throw error
+        }
+        return result
+    }
+
+    private func savepoint<T>(_ body: (Connection) throws -> T) throws -> T {
+        savepointCounter += 1
+        let name = "bindery_savepoint_\(savepointCounter)"
+        try execute(script: "SAVEPOINT \(name)")
+        do {
+            let result = try body(self)
+            try execute(script: "RELEASE SAVEPOINT \(name)")
+            return result
+        } catch {
+            // An error such as SQLITE_FULL may have rolled the whole transaction back already.
+            if isInTransaction {
+                try? execute(script: "ROLLBACK TRANSACTION TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)")
+            }
+            throw error
+        }
+    }
+
+    /// Rolls the open transaction back, if SQLite has not done so already.
+    func rollbackQuietly() {
+        guard !isClosed, isInTransaction else { return }
+        try? execute(script: "ROLLBACK TRANSACTION")
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// A value as SQLite stores it: one of its five storage classes.
+///
+/// ```swift
+/// let values: [SQLiteValue] = [nil, 42, 2.5, "text", .blob(Data([1, 2, 3])), true]
+/// try conn.execute("INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)", arguments: values)
+/// ```
+public enum SQLiteValue: Sendable, Hashable {
+    /// SQL NULL.
+    case null
+    /// A 64-bit signed integer.
+    case integer(Int64)
+    /// An IEEE 754 double.
+    case real(Double)
+    /// UTF-8 text.
+    case text(String)
+    /// Bytes, stored as they are.
+    case blob(Data)
+
+    /// The name of the storage class, as SQLite's `typeof()` prints it: "null", "integer", "real",
+    /// "text" or "blob".
+    public var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .integer: return "integer"
+        case .real: return "real"
+        case .text: return "text"
+        case .blob: return "blob"
+        }
+    }
+
+    /// Whether the value is SQL NULL.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+}
+
+extension SQLiteValue: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The value as SQL would show it: `NULL`, `42`, `2.5`, `'text'` or `x'0102'`.
+    public var description: String {
+        switch self {
+        case .null: return "NULL"
+        case .integer(let value): return String(value)
+        case .real(let value): return String(value)
+        case .text(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let value): return "x'" + value.map { String(format: "%02x", $0) }.joined() + "'"
+        }
+    }
+
+    /// The same as `description`.
+    public var debugDescription: String { description }
+}
+
+extension SQLiteValue: ExpressibleByNilLiteral {
+    /// `nil` is SQL NULL.
+    public init(nilLiteral: ()) {
+        self = .null
+    }
+}
+
+extension SQLiteValue: ExpressibleByIntegerLiteral {
+    /// An integer literal is an INTEGER.
+    public init(integerLiteral value: Int64) {
+        self = .integer(value)
+    }
+}
+
+extension SQLiteValue: ExpressibleByFloatLiteral {
+    /// A floating-point literal is a REAL.
+    public init(floatLiteral value: Double) {
+        self = .real(value)
+    }
+}
+
+extension SQLiteValue: ExpressibleByStringLiteral {
+    /// A string literal is TEXT.
+    public init(stringLiteral value: String) {
+        self = .text(value)
+    }
+}
+
+extension SQLiteValue: ExpressibleByBooleanLiteral {
+    /// A Boolean literal is the INTEGER 1 or 0.
+    public init(booleanLiteral value: Bool) {
+        self = .integer(value ? 1 : 0)
+    }
+}
+
+extension SQLiteValue: Codable {
+    /// Encodes the value itself: NULL as nil, the others as their payload. Bound in ``SQL`` or stored
+    /// in a record property, it is stored as it is.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .integer(let value): try container.encode(value)
+        case .real(let value): try container.encode(value)
+        case .text(let value): try container.encode(value)
+        case .blob(let value): try container.encode(value)
+        }
+    }
+
+    /// Decodes NULL, an integer, a double, a string or data, in that order of preference. Read from a
+    /// row, the column's own storage class is kept.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Int64.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .real(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .text(value)
+        } else {
+            self = .blob(try container.decode(Data.self))
+        }
+    }
+}

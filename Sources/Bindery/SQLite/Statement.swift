@@ -1,0 +1,321 @@
+import CSQLite
+import Foundation
+
+/// A prepared statement: a thin wrapper over `sqlite3_stmt` used by every layer above.
+///
+/// A statement belongs to one connection and is used on one thread at a time. Cached statements are
+/// lent out by ``StatementCache`` and reset and cleared when they are given back.
+final class Statement {
+    /// The `sqlite3_stmt` handle; valid until ``finalize()``.
+    let handle: OpaquePointer
+    /// The connection's `sqlite3` handle, for error messages.
+    let database: OpaquePointer
+    /// The SQL text the statement was prepared from.
+    let sql: String
+    /// Whether the statement is owned by a statement cache.
+    let isCached: Bool
+    /// Whether the statement is lent out; a cached statement in use is not lent a second time.
+    var isInUse = false
+    /// Whether `sqlite3_finalize` has run; a finalized statement must not be touched.
+    private(set) var isFinalized = false
+    /// The number of columns in a result row. Read it after stepping: SQLite re-prepares a statement
+    /// whose schema changed inside `sqlite3_step`, and the columns may change with it.
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+    /// The number of parameters (the largest parameter index).
+    let parameterCount: Int32
+    /// The last time the cache lent the statement out, for the least-recently-used eviction.
+    var lastUse: UInt64 = 0
+    /// Per-statement data that the layers above attach (a decoder's column look-up, say).
+    var attachment: AnyObject?
+
+    /// Prepares `sql`, which must hold exactly one statement.
+    init(database: OpaquePointer, sql: String, persistent: Bool) throws {
+        var statement: OpaquePointer?
+        var hasMore = false
+        let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let code = sql.withCString { text -> Int32 in
+            // The tail points into this temporary C string: it must be read inside the closure.
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v3(database, text, -1, flags, &statement, &tail)
+            if code == SQLITE_OK, statement != nil, let tail {
+                hasMore = Statement.hasStatement(database: database, text: tail)
+            }
+            return code
+        }
+        guard code == SQLITE_OK else {
+            sqlite3_finalize(statement)
+            throw SQLiteError(database: database, resultCode: code, sql: sql)
+        }
+        guard let statement else {
+            throw SQLiteError(code: .misuse, message: "the SQL text holds no statement", sql: sql)
+        }
+        if hasMore {
+            sqlite3_finalize(statement)
+            throw SQLiteError(
+                code: .misuse,
+                message: "the SQL text holds more than one statement; use execute(script:) to run several",
+                sql: sql)
+        }
+        self.handle = statement
+        self.database = database
+        self.sql = sql
+        self.isCached = persistent
+        self.parameterCount = sqlite3_bind_parameter_count(statement)
+    }
+
+    deinit {
+        if !isFinalized {
+            sqlite3_finalize(handle)
+        }
+    }
+
+    /// Whether `text` holds anything but white space, comments and semicolons.
+    private static func hasStatement(database: OpaquePointer, text: UnsafePointer<CChar>) -> Bool {
+        var rest: UnsafePointer<CChar>? = text
+        while let current = rest, current.pointee != 0 {
+            var statement: OpaquePointer?
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v3(database, current, -1, 0, &statement, &tail)
+            sqlite3_finalize(statement)
+            if code != SQLITE_OK || statement != nil {
+                return true
+            }
+            rest = tail
+            if tail == current { break }
+        }
+        return false
+    }
+
+    /// Finalizes the statement; later calls do nothing.
+    func finalize() {
+        guard !isFinalized else { return }
+        isFinalized = true
+        sqlite3_finalize(handle)
+    }
+
+    // MARK: Running
+
+    /// Steps once: `true` when a row is available, `false` when the statement is done.
+    @inline(__always)
+    func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { return true }
+        if code == SQLITE_DONE { return false }
+        throw SQLiteError(database: database, resultCode: code, sql: sql)
+    }
+
+    /// Steps until the statement is done, ignoring any rows.
+    func run() throws {
+        while try step() {}
+    }
+
+    /// Resets the statement so that it can run again; bindings stay.
+    func reset() {
+        sqlite3_reset(handle)
+    }
+
+    /// Resets the statement and sets every parameter back to NULL.
+    func resetAndClear() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// How many times SQLite re-prepared the statement after a schema change; layers that remember
+    /// column positions compare it to know when to look them up again.
+    var reprepareCount: Int32 {
+        sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0)
+    }
+
+    // MARK: Binding
+
+    /// Binds `value` to the 1-based parameter `index`.
+    func bind(_ value: SQLiteValue, at index: Int32) throws {
+        switch value {
+        case .null: try bindNull(at: index)
+        case .integer(let int): try bind(int, at: index)
+        case .real(let double): try bind(double, at: index)
+        case .text(let text): try bind(text, at: index)
+        case .blob(let data): try bind(data, at: index)
+        }
+    }
+
+    /// Binds NULL.
+    @inline(__always)
+    func bindNull(at index: Int32) throws {
+        try check(sqlite3_bind_null(handle, index), index: index)
+    }
+
+    /// Binds an INTEGER.
+    @inline(__always)
+    func bind(_ value: Int64, at index: Int32) throws {
+        try check(sqlite3_bind_int64(handle, index, value), index: index)
+    }
+
+    /// Binds a REAL.
+    @inline(__always)
+    func bind(_ value: Double, at index: Int32) throws {
+        try check(sqlite3_bind_double(handle, index, value), index: index)
+    }
+
+    /// Binds TEXT; the bytes are copied, NUL bytes included.
+    @inline(__always)
+    func bind(_ value: String, at index: Int32) throws {
+        var value = value
+        let code = value.withUTF8 { bytes -> Int32 in
+            guard let base = bytes.baseAddress, bytes.count > 0 else {
+                return sqlite3_bind_text(handle, index, "", 0, bindery_sqlite_transient())
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
+                sqlite3_bind_text64(
+                    handle, index, chars, sqlite3_uint64(bytes.count), bindery_sqlite_transient(),
+                    UInt8(SQLITE_UTF8))
+            }
+        }
+        try check(code, index: index)
+    }
+
+    /// Binds a BLOB; an empty `Data` is an empty blob, not NULL.
+    @inline(__always)
+    func bind(_ value: Data, at index: Int32) throws {
+        let code = value.withUnsafeBytes { bytes -> Int32 in
+            guard let base = bytes.baseAddress, bytes.count > 0 else {
+                return sqlite3_bind_zeroblob(handle, index, 0)
+            }
+            return sqlite3_bind_blob64(handle, index, base, sqlite3_uint64(bytes.count), bindery_sqlite_transient())
+        }
+        try check(code, index: index)
+    }
+
+    @inline(__always)
+    private func check(_ code: Int32, index: Int32) throws {
+        guard code != SQLITE_OK else { return }
+        throw SQLiteError(database: database, resultCode: code, sql: sql).withParameter(index)
+    }
+
+    /// The name of the 1-based parameter `index` (with its `:`, `@` or `$` prefix), or nil for `?`.
+    func parameterName(at index: Int32) -> String? {
+        guard let name = sqlite3_bind_parameter_name(handle, index) else { return nil }
+        return String(cString: name)
+    }
+
+    /// Binds positional arguments after checking that they match the parameters one for one.
+    func bind(arguments: [SQLiteValue]) throws {
+        guard arguments.count == Int(parameterCount) else {
+            throw SQLiteError(
+                code: .range,
+                message: "the statement has \(parameterCount) parameter(s) but \(arguments.count) argument(s) were given",
+                sql: sql)
+        }
+        for (offset, value) in arguments.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    /// Binds named arguments; each key may be written with or without its prefix (`name` or `:name`).
+    /// Every parameter must be named and given, and every key must name a parameter.
+    func bind(namedArguments arguments: [String: SQLiteValue]) throws {
+        var used = Set<String>()
+        for index in 1...max(parameterCount, 1) where index <= parameterCount {
+            guard let name = parameterName(at: index) else {
+                throw SQLiteError(
+                    code: .range, message: "parameter \(index) is positional; named arguments need named parameters",
+                    sql: sql)
+            }
+            let bare = String(name.dropFirst())
+            let key: String
+            if arguments[name] != nil {
+                key = name
+            } else if arguments[bare] != nil {
+                key = bare
+            } else {
+                throw SQLiteError(code: .range, message: "no argument given for parameter \(name)", sql: sql)
+            }
+            used.insert(key)
+            // Checked above: the key is present.
+            try bind(arguments[key] ?? .null, at: index)
+        }
+        let unknown = Set(arguments.keys).subtracting(used)
+        if !unknown.isEmpty {
+            throw SQLiteError(
+                code: .range, message: "no parameter named \(unknown.sorted().joined(separator: ", "))", sql: sql)
+        }
+    }
+
+    // MARK: Reading columns
+
+    /// The name of the 0-based result column `index`.
+    func columnName(at index: Int32) -> String {
+        guard let name = sqlite3_column_name(handle, index) else { return "" }
+        return String(cString: name)
+    }
+
+    /// The names of every result column.
+    var columnNames: [String] {
+        (0..<columnCount).map { columnName(at: $0) }
+    }
+
+    /// The storage class of the value in column `index` of the current row (`SQLITE_INTEGER` …).
+    @inline(__always)
+    func columnType(at index: Int32) -> Int32 {
+        sqlite3_column_type(handle, index)
+    }
+
+    /// The value in column `index` as an INTEGER (only meaningful when its type is INTEGER).
+    @inline(__always)
+    func int64(at index: Int32) -> Int64 {
+        sqlite3_column_int64(handle, index)
+    }
+
+    /// The value in column `index` as a REAL.
+    @inline(__always)
+    func double(at index: Int32) -> Double {
+        sqlite3_column_double(handle, index)
+    }
+
+    /// The value in column `index` as text; invalid UTF-8 is repaired with U+FFFD.
+    @inline(__always)
+    func string(at index: Int32) -> String {
+        guard let text = sqlite3_column_text(handle, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// The bytes of column `index`.
+    @inline(__always)
+    func data(at index: Int32) -> Data {
+        guard let bytes = sqlite3_column_blob(handle, index) else { return Data() }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return Data(bytes: bytes, count: count)
+    }
+
+    /// The value in column `index` of the current row.
+    func value(at index: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: return .integer(int64(at: index))
+        case SQLITE_FLOAT: return .real(double(at: index))
+        case SQLITE_TEXT: return .text(string(at: index))
+        case SQLITE_BLOB: return .blob(data(at: index))
+        default: return .null
+        }
+    }
+
+    /// The name of SQLite's storage class for a `sqlite3_column_type` code.
+    static func typeName(of type: Int32) -> String {
+        switch type {
+        case SQLITE_INTEGER: return "INTEGER"
+        case SQLITE_FLOAT: return "REAL"
+        case SQLITE_TEXT: return "TEXT"
+        case SQLITE_BLOB: return "BLOB"
+        default: return "NULL"
+        }
+    }
+}
+
+extension SQLiteError {
+    /// The same error with the parameter index in its message.
+    fileprivate func withParameter(_ index: Int32) -> SQLiteError {
+        SQLiteError(
+            code: code, extendedCode: extendedCode, message: "\(message) (binding parameter \(index))", sql: sql,
+            arguments: arguments)
+    }
+}

@@ -1,0 +1,96 @@
+/// Prepared statements of one connection, kept by SQL text and evicted least recently used first.
+///
+/// A statement is lent out by ``statement(for:)`` and comes back with ``release(_:)``, which resets it
+/// and clears its bindings. A statement that is still lent out (an open cursor, say) is never lent a
+/// second time: a fresh, uncached statement is prepared instead, so that nested use is safe.
+final class StatementCache {
+    /// The most statements kept at once.
+    let capacity: Int
+    /// How many times this cache called `sqlite3_prepare`, cached or not; tests read it to prove that
+    /// a statement run many times is prepared once.
+    private(set) var prepareCount = 0
+    private var statements: [String: Statement] = [:]
+    private var clock: UInt64 = 0
+    private let database: OpaquePointer
+
+    init(database: OpaquePointer, capacity: Int = 128) {
+        self.database = database
+        self.capacity = max(capacity, 1)
+    }
+
+    /// How many statements the cache holds now.
+    var count: Int { statements.count }
+
+    /// A statement for `sql`, prepared once and reused; marked in use until ``release(_:)``.
+    func statement(for sql: String) throws -> Statement {
+        clock &+= 1
+        if let cached = statements[sql] {
+            if !cached.isInUse {
+                cached.isInUse = true
+                cached.lastUse = clock
+                return cached
+            }
+            prepareCount += 1
+            let fresh = try Statement(database: database, sql: sql, persistent: false)
+            fresh.isInUse = true
+            return fresh
+        }
+        prepareCount += 1
+        let statement = try Statement(database: database, sql: sql, persistent: true)
+        if statements.count >= capacity {
+            evictOne()
+        }
+        statement.isInUse = true
+        statement.lastUse = clock
+        statements[sql] = statement
+        return statement
+    }
+
+    /// A statement that is not cached: for SQL run once, such as a migration's DDL.
+    func uncachedStatement(for sql: String) throws -> Statement {
+        prepareCount += 1
+        let statement = try Statement(database: database, sql: sql, persistent: false)
+        statement.isInUse = true
+        return statement
+    }
+
+    /// Gives a statement back: it is reset and its bindings cleared; an uncached one is finalized.
+    func release(_ statement: Statement) {
+        guard !statement.isFinalized else { return }
+        statement.resetAndClear()
+        statement.isInUse = false
+        if !statement.isCached || statements[statement.sql] !== statement {
+            statement.finalize()
+        }
+    }
+
+    /// Finalizes every statement that is not lent out and forgets them all; statements in use are
+    /// finalized when they come back.
+    func removeAll() {
+        for statement in statements.values where !statement.isInUse {
+            statement.finalize()
+        }
+        statements.removeAll()
+    }
+
+    /// Finalizes every statement, lent out or not; used when the connection closes.
+    func finalizeAll() {
+        for statement in statements.values {
+            statement.finalize()
+        }
+        statements.removeAll()
+    }
+
+    private func evictOne() {
+        var oldest: Statement?
+        for statement in statements.values where !statement.isInUse {
+            if oldest.map({ statement.lastUse < $0.lastUse }) ?? true {
+                oldest = statement
+            }
+        }
+        if let oldest {
+            statements[oldest.sql] = nil
+            oldest.finalize()
+        }
+    }
+}

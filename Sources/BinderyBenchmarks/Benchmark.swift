@@ -1,0 +1,62 @@
+import Foundation
+
+/// Times workloads and prints how Bindery compares with the raw C API doing the same work.
+struct Benchmark {
+    /// How many timed runs of each side; the median is reported.
+    let runs: Int
+    /// Only comparisons whose name contains this text run (all when nil).
+    var only: String?
+
+    /// The median time of `body` over ``runs`` runs, after one warm-up run, in seconds.
+    func median(_ body: () throws -> Void) rethrows -> Double {
+        try body()
+        var times: [Double] = []
+        for _ in 0..<runs {
+            let start = DispatchTime.now().uptimeNanoseconds
+            try body()
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        times.sort()
+        return times[times.count / 2]
+    }
+
+    /// Runs the two sides alternately and prints their medians and ratio; returns the ratio.
+    @discardableResult
+    func compare(
+        _ name: String, goal: Double?, baselineName: String = "C API", baseline: () throws -> Void,
+        bindery: () throws -> Void
+    ) rethrows -> Double {
+        if let only, !name.contains(only) {
+            return 0
+        }
+        var baseTimes: [Double] = []
+        var binderyTimes: [Double] = []
+        try baseline()
+        try bindery()
+        for _ in 0..<runs {
+            baseTimes.append(try Benchmark.time(baseline))
+            binderyTimes.append(try Benchmark.time(bindery))
+        }
+        baseTimes.sort()
+        binderyTimes.sort()
+        let base = baseTimes[baseTimes.count / 2]
+        let ours = binderyTimes[binderyTimes.count / 2]
+        let ratio = ours / base
+        let verdict = goal.map { ratio <= $0 ? "ok, goal ≤ \(format($0, 2))×" : "OVER goal ≤ \(format($0, 2))×" } ?? ""
+        print(
+            "\(name.padding(toLength: 52, withPad: " ", startingAt: 0)) \(baselineName) \(format(base * 1000, 2)) ms"
+                + "  Bindery \(format(ours * 1000, 2)) ms  ratio \(format(ratio, 2))×  \(verdict)")
+        return ratio
+    }
+
+    private static func time(_ body: () throws -> Void) rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+}
+
+/// `value` with `digits` decimals.
+func format(_ value: Double, _ digits: Int) -> String {
+    String(format: "%.\(digits)f", value)
+}

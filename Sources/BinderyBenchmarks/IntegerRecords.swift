@@ -1,0 +1,183 @@
+import Bindery
+import CSQLite
+import Foundation
+
+/// A record of 10 INTEGER columns: the C side does almost nothing per value, so the comparison
+/// measures the Codable machinery itself.
+struct TenIntegers: Record, Equatable {
+    static let tableName = "ten"
+    static let primaryKey = ["c0"]
+    var c0: Int
+    var c1: Int
+    var c2: Int
+    var c3: Int
+    var c4: Int
+    var c5: Int
+    var c6: Int
+    var c7: Int
+    var c8: Int
+    var c9: Int
+
+    init(_ n: Int) {
+        (c0, c1, c2, c3, c4, c5, c6, c7, c8, c9) = (n, n &* 3, n &+ 7, -n, n / 2, n % 97, n << 3, 42, n &* n, 1)
+    }
+}
+
+/// Inserting and reading 100,000 ``TenIntegers`` with Bindery and with the C API.
+enum IntegerRecords {
+    static let count = 100_000
+    static let schema = "CREATE TABLE ten (c0 INTEGER PRIMARY KEY, c1 INTEGER NOT NULL, c2 INTEGER NOT NULL, "
+        + "c3 INTEGER NOT NULL, c4 INTEGER NOT NULL, c5 INTEGER NOT NULL, c6 INTEGER NOT NULL, c7 INTEGER NOT NULL, "
+        + "c8 INTEGER NOT NULL, c9 INTEGER NOT NULL)"
+    static let insertSQL = "INSERT INTO ten (c0, c1, c2, c3, c4, c5, c6, c7, c8, c9) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+    static func run(_ benchmark: Benchmark) throws {
+        let records = (0..<count).map(TenIntegers.init)
+        let conn = try Connection.inMemory()
+        try conn.execute(script: schema)
+        let raw = try RawDatabase(path: ":memory:")
+        try raw.exec(schema)
+        let insert = try raw.prepare(insertSQL)
+        let insertReturning = try raw.prepare(insertSQL + " RETURNING *")
+        let select = try raw.prepare("SELECT * FROM ten")
+        defer {
+            sqlite3_finalize(insert)
+            sqlite3_finalize(insertReturning)
+            sqlite3_finalize(select)
+        }
+        var failure: Error?
+
+        benchmark.compare(
+            "bulk insert 100,000 records, 10 INTEGER columns", goal: 1.25,
+            baseline: {
+                try? raw.exec("DELETE FROM ten; BEGIN IMMEDIATE")
+                for record in records {
+                    bind(insert, record)
+                    sqlite3_step(insert)
+                    sqlite3_reset(insert)
+                }
+                try? raw.exec("COMMIT")
+            },
+            bindery: {
+                do {
+                    try conn.execute(script: "DELETE FROM ten")
+                    try conn.insert(contentsOf: records)
+                } catch {
+                    failure = error
+                }
+            })
+        if let failure { throw failure }
+
+        benchmark.compare(
+            "insert() 100,000 records one by one, one transaction", goal: 2.0,
+            baseline: {
+                try? raw.exec("DELETE FROM ten; BEGIN IMMEDIATE")
+                var stored: [TenIntegers] = []
+                stored.reserveCapacity(records.count)
+                for record in records {
+                    bind(insertReturning, record)
+                    if sqlite3_step(insertReturning) == SQLITE_ROW {
+                        stored.append(read(insertReturning))
+                    }
+                    sqlite3_reset(insertReturning)
+                }
+                try? raw.exec("COMMIT")
+            },
+            bindery: {
+                do {
+                    try conn.execute(script: "DELETE FROM ten")
+                    var stored: [TenIntegers] = []
+                    stored.reserveCapacity(records.count)
+                    try conn.transaction(.immediate) { conn in
+                        for record in records {
+                            stored.append(try conn.insert(record))
+                        }
+                    }
+                } catch {
+                    failure = error
+                }
+            })
+        if let failure { throw failure }
+
+        // Both databases hold the records for the reads, whichever comparisons ran.
+        try raw.exec("DELETE FROM ten; BEGIN IMMEDIATE")
+        for record in records {
+            bind(insert, record)
+            sqlite3_step(insert)
+            sqlite3_reset(insert)
+        }
+        try raw.exec("COMMIT")
+        try conn.execute(script: "DELETE FROM ten")
+        try conn.insert(contentsOf: records)
+
+        var fetched: [TenIntegers] = []
+        benchmark.compare(
+            "fetchAll 100,000 records, 10 INTEGER columns", goal: 1.75,
+            baseline: {
+                var rows: [TenIntegers] = []
+                while sqlite3_step(select) == SQLITE_ROW {
+                    rows.append(read(select))
+                }
+                sqlite3_reset(select)
+            },
+            bindery: {
+                do {
+                    fetched = try conn.fetchAll(TenIntegers.self)
+                } catch {
+                    failure = error
+                }
+            })
+        if let failure { throw failure }
+        guard fetched.isEmpty || fetched == records else {
+            throw BenchmarkError.mismatch("fetchAll returned other records than were inserted")
+        }
+
+        benchmark.compare(
+            "decode 100,000 rows of 10 INTEGER columns (sql:)", goal: 1.75,
+            baseline: {
+                var rows: [TenIntegers] = []
+                while sqlite3_step(select) == SQLITE_ROW {
+                    rows.append(read(select))
+                }
+                sqlite3_reset(select)
+            },
+            bindery: {
+                do {
+                    fetched = try conn.fetchAll(TenIntegers.self, sql: "SELECT * FROM ten")
+                } catch {
+                    failure = error
+                }
+            })
+        if let failure { throw failure }
+    }
+
+    @inline(__always)
+    static func bind(_ statement: OpaquePointer, _ record: TenIntegers) {
+        sqlite3_bind_int64(statement, 1, Int64(record.c0))
+        sqlite3_bind_int64(statement, 2, Int64(record.c1))
+        sqlite3_bind_int64(statement, 3, Int64(record.c2))
+        sqlite3_bind_int64(statement, 4, Int64(record.c3))
+        sqlite3_bind_int64(statement, 5, Int64(record.c4))
+        sqlite3_bind_int64(statement, 6, Int64(record.c5))
+        sqlite3_bind_int64(statement, 7, Int64(record.c6))
+        sqlite3_bind_int64(statement, 8, Int64(record.c7))
+        sqlite3_bind_int64(statement, 9, Int64(record.c8))
+        sqlite3_bind_int64(statement, 10, Int64(record.c9))
+    }
+
+    @inline(__always)
+    static func read(_ statement: OpaquePointer) -> TenIntegers {
+        var record = TenIntegers(0)
+        record.c0 = Int(sqlite3_column_int64(statement, 0))
+        record.c1 = Int(sqlite3_column_int64(statement, 1))
+        record.c2 = Int(sqlite3_column_int64(statement, 2))
+        record.c3 = Int(sqlite3_column_int64(statement, 3))
+        record.c4 = Int(sqlite3_column_int64(statement, 4))
+        record.c5 = Int(sqlite3_column_int64(statement, 5))
+        record.c6 = Int(sqlite3_column_int64(statement, 6))
+        record.c7 = Int(sqlite3_column_int64(statement, 7))
+        record.c8 = Int(sqlite3_column_int64(statement, 8))
+        record.c9 = Int(sqlite3_column_int64(statement, 9))
+        return record
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import Testing
+
+@testable import Bindery
+
+/// All 16,704 `Orders` of the Northwind sample database decode to the values the `sqlite3` shell
+/// prints; in particular none of the 4,167 `Freight` values stored as INTEGER is lost.
+@Suite struct NorthwindTests {
+    struct Order: Decodable, Sendable {
+        var orderID: Int
+        var customerID: String?
+        var employeeID: Int?
+        var orderDate: Date?
+        var requiredDate: Date?
+        var shippedDate: Date?
+        var shipVia: Int?
+        var freight: Double?
+        var shipName: String?
+        var shipAddress: String?
+        var shipCity: String?
+        var shipRegion: String?
+        var shipPostalCode: String?
+        var shipCountry: String?
+
+        enum CodingKeys: String, CodingKey {
+            case orderID = "OrderID"
+            case customerID = "CustomerID"
+            case employeeID = "EmployeeID"
+            case orderDate = "OrderDate"
+            case requiredDate = "RequiredDate"
+            case shippedDate = "ShippedDate"
+            case shipVia = "ShipVia"
+            case freight = "Freight"
+            case shipName = "ShipName"
+            case shipAddress = "ShipAddress"
+            case shipCity = "ShipCity"
+            case shipRegion = "ShipRegion"
+            case shipPostalCode = "ShipPostalCode"
+            case shipCountry = "ShipCountry"
+        }
+    }
+
+    /// `../shared/northwind.db` beside the package root (CI clones the repository beside `shared/`).
+    static let databasePath: String = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // BinderyTests
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()  // the package root
+        .appendingPathComponent("../shared/northwind.db")
+        .standardizedFileURL.path
+
+    static let sqlite3Path = "/usr/bin/sqlite3"
+
+    struct ToolFailure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func requireFiles() throws {
+        guard FileManager.default.fileExists(atPath: databasePath) else {
+            throw ToolFailure(description: "\(databasePath) is missing: the shared Northwind database must be there")
+        }
+        guard FileManager.default.isExecutableFile(atPath: sqlite3Path) else {
+            throw ToolFailure(
+                description:
+                    "\(sqlite3Path) is missing: install it (apt-get install -y sqlite3); the test cannot be skipped")
+        }
+    }
+
+    /// What `sqlite3 -readonly -separator '|' …` prints, one array of fields per line.
+    static func shell(_ sql: String, extraArguments: [String] = []) throws -> [[String]] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: sqlite3Path)
+        process.arguments = ["-readonly", "-batch", "-separator", "|"] + extraArguments + [databasePath, sql]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ToolFailure(description: "sqlite3 exited with \(process.terminationStatus) for \(sql)")
+        }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n")
+            .map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+    }
+
+    static func fetchOrders() throws -> [Order] {
+        let conn = try Connection(path: databasePath, options: .init(readOnly: true))
+        return try conn.fetchAll(Order.self, sql: "SELECT * FROM Orders ORDER BY OrderID")
+    }
+
+    /// The date the shell's text stands for, nil for an empty field (NULL).
+    static func date(_ field: String) -> Date? {
+        field.isEmpty ? nil : SQLiteDate.date(from: field)
+    }
+
+    @Test func everyOrderMatchesTheShell() throws {
+        try Self.requireFiles()
+        let orders = try Self.fetchOrders()
+        #expect(orders.count == 16_704)
+        let lines = try Self.shell("SELECT OrderID, Freight, ShippedDate, ShipName FROM Orders ORDER BY OrderID")
+        try #require(lines.count == orders.count)
+        var mismatches = 0
+        for (order, fields) in zip(orders, lines) {
+            guard fields.count == 4 else {
+                Issue.record("unexpected line \(fields)")
+                mismatches += 1
+                continue
+            }
+            let matches =
+                Int(fields[0]) == order.orderID && Double(fields[1]) == order.freight
+                && Self.date(fields[2]) == order.shippedDate && (fields[2].isEmpty == (order.shippedDate == nil))
+                && fields[3] == order.shipName
+            if !matches {
+                mismatches += 1
+                if mismatches <= 5 {
+                    Issue.record("order \(order.orderID): shell \(fields), Bindery \(order)")
+                }
+            }
+        }
+        #expect(mismatches == 0)
+        #expect(orders.compactMap(\.freight).count == 16_704)
+    }
+
+    @Test func integerFreightIsNotLost() throws {
+        try Self.requireFiles()
+        let conn = try Connection(path: Self.databasePath, options: .init(readOnly: true))
+        #expect(
+            try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM Orders WHERE typeof(Freight) = 'integer'") == 4_167)
+        let integerFreights = try conn.fetchAll(
+            Double?.self, sql: "SELECT Freight FROM Orders WHERE typeof(Freight) = 'integer' ORDER BY OrderID")
+        #expect(integerFreights.count == 4_167)
+        #expect(integerFreights.allSatisfy { $0 != nil })
+        let orders = try conn.fetchAll(Order.self, sql: "SELECT * FROM Orders WHERE typeof(Freight) = 'integer'")
+        #expect(orders.compactMap(\.freight).count == 4_167)
+    }
+
+    @Test func everyOtherColumnMatchesTheShell() throws {
+        try Self.requireFiles()
+        let orders = try Self.fetchOrders()
+        let lines = try Self.shell(
+            """
+            SELECT OrderID, CustomerID, EmployeeID, OrderDate, RequiredDate, ShipVia, ShipAddress, ShipCity,
+                ShipRegion, ShipPostalCode, ShipCountry
+            FROM Orders ORDER BY OrderID
+            """, extraArguments: ["-nullvalue", "<NULL>"])
+        try #require(lines.count == orders.count)
+        func text(_ field: String) -> String? { field == "<NULL>" ? nil : field }
+        var mismatches = 0
+        for (order, fields) in zip(orders, lines) {
+            guard fields.count == 11 else {
+                Issue.record("unexpected line \(fields)")
+                mismatches += 1
+                continue
+            }
+            let matches =
+                Int(fields[0]) == order.orderID && text(fields[1]) == order.customerID
+                && text(fields[2]).flatMap { Int($0) } == order.employeeID
+                && text(fields[3]).flatMap { SQLiteDate.date(from: $0) } == order.orderDate
+                && text(fields[4]).flatMap { SQLiteDate.date(from: $0) } == order.requiredDate
+                && text(fields[5]).flatMap { Int($0) } == order.shipVia && text(fields[6]) == order.shipAddress
+                && text(fields[7]) == order.shipCity && text(fields[8]) == order.shipRegion
+                && text(fields[9]) == order.shipPostalCode && text(fields[10]) == order.shipCountry
+            if !matches {
+                mismatches += 1
+                if mismatches <= 5 {
+                    Issue.record("order \(order.orderID): shell \(fields), Bindery \(order)")
+                }
+            }
+        }
+        #expect(mismatches == 0)
+        #expect(orders.filter { $0.orderDate == nil }.isEmpty)
+        #expect(orders.filter { $0.shippedDate == nil }.count == 21)
+        #expect(orders.filter { $0.shipPostalCode == nil }.count == 196)
+    }
+
+    @Test func datesMatchSQLiteFunctions() throws {
+        try Self.requireFiles()
+        let orders = try Self.fetchOrders()
+        let lines = try Self.shell(
+            """
+            SELECT strftime('%Y-%m-%d %H:%M:%f', OrderDate), strftime('%Y-%m-%d %H:%M:%f', ShippedDate)
+            FROM Orders ORDER BY OrderID
+            """)
+        try #require(lines.count == orders.count)
+        var mismatches = 0
+        for (order, fields) in zip(orders, lines) {
+            let orderDate = order.orderDate.flatMap(SQLiteDate.string(from:)) ?? ""
+            let shippedDate = order.shippedDate.flatMap(SQLiteDate.string(from:)) ?? ""
+            if fields != [orderDate, shippedDate] {
+                mismatches += 1
+            }
+        }
+        #expect(mismatches == 0)
+    }
+
+    @Test func readOnlyConnectionRefusesWrites() throws {
+        try Self.requireFiles()
+        let conn = try Connection(path: Self.databasePath, options: .init(readOnly: true))
+        // A write that would change nothing even if it ran: the shared file must never change.
+        #expect(throws: SQLiteError.self) {
+            try conn.execute("UPDATE Orders SET Freight = Freight WHERE OrderID = \(-1)")
+        }
+        #expect(try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM Orders") == 16_704)
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+
+@testable import Bindery
+
+@Suite struct RowCursorTests {
+    // MARK: Helpers
+
+    /// An in-memory connection with `t(x, label)` holding 1 … `rowCount`.
+    private func makeConnection(rowCount: Int = 5) throws -> Connection {
+        let conn = try Connection.inMemory()
+        try conn.execute(
+            script: """
+                CREATE TABLE t(x INTEGER, label TEXT);
+                WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < \(rowCount))
+                INSERT INTO t(x, label) SELECT n, 'row ' || n FROM c;
+                """)
+        return conn
+    }
+
+    /// The resident set size of this process, from `/proc/self/statm`; nil where there is no `/proc`.
+    private func residentBytes() throws -> Int? {
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else {
+            return nil
+        }
+        let fields = statm.split(separator: " ")
+        #expect(fields.count >= 2)
+        let pages = try #require(fields.dropFirst().first.flatMap { Int($0) })
+        return pages * Int(getpagesize())
+    }
+
+    // MARK: Iteration
+
+    @Test func stepsThroughEveryRowThenReturnsNil() throws {
+        let conn = try makeConnection(rowCount: 3)
+        let cursor = try conn.rowCursor("SELECT x, label AS Label FROM t ORDER BY x", arguments: [])
+        var seen: [String] = []
+        while let row = try cursor.next() {
+            #expect(row.columnNames == ["x", "Label"])
+            seen.append("\(try row[0] as Int):\(try row["label"] as String)")
+        }
+        #expect(seen == ["1:row 1", "2:row 2", "3:row 3"])
+        #expect(try cursor.next() == nil)
+        #expect(try cursor.next() == nil)
+    }
+
+    @Test func bindsArguments() throws {
+        let conn = try makeConnection(rowCount: 10)
+        let cursor = try conn.rowCursor("SELECT x FROM t WHERE x > ? AND x <= ? ORDER BY x", arguments: [6, 9])
+        #expect(try cursor.collect().map { try $0[0] as Int } == [7, 8, 9])
+    }
+
+    @Test func emptyResult() throws {
+        let conn = try makeConnection()
+        let cursor = try conn.rowCursor("SELECT x FROM t WHERE x < 0", arguments: [])
+        #expect(try cursor.next() == nil)
+        #expect(try cursor.collect().isEmpty)
+    }
+
+    @Test func forEachAndCollectReadTheRemainingRows() throws {
+        let conn = try makeConnection(rowCount: 5)
+        let cursor = try conn.rowCursor("SELECT x FROM t ORDER BY x", arguments: [])
+        #expect(try cursor.next().map { try $0[0] as Int } == 1)
+        var sum = 0
+        try cursor.forEach { row in sum += try row[0] as Int }
+        #expect(sum == 2 + 3 + 4 + 5)
+        #expect(try cursor.collect().isEmpty)
+    }
+
+    // MARK: Giving the statement back
+
+    @Test func abandonedCursorGivesItsStatementBack() throws {
+        let conn = try makeConnection(rowCount: 5)
+        let sql = "SELECT x FROM t ORDER BY x"
+        do {
+            let cursor = try conn.rowCursor(sql, arguments: [])
+            #expect(try cursor.next().map { try $0[0] as Int } == 1)
+            // While the cursor is open, its statement is running and the table cannot be dropped.
+            let locked = try #require(throws: SQLiteError.self) { try conn.execute(script: "DROP TABLE t") }
+            #expect(locked.code == .locked)
+        }
+        // Dropped part-way through: the statement was reset and went back to the cache.
+        let before = conn.prepareCount
+        let again = try conn.rowCursor(sql, arguments: [])
+        #expect(try again.next().map { try $0[0] as Int } == 1)
+        #expect(conn.prepareCount == before)
+        #expect(try again.collect().count == 4)
+        try conn.execute(script: "DROP TABLE t")
+    }
+
+    @Test func cursorThatFailsToBindGivesItsStatementBack() throws {
+        let conn = try makeConnection()
+        let sql = "SELECT x FROM t WHERE x = ?"
+        _ = try conn.rows(sql, arguments: [1])
+        let error = try #require(throws: SQLiteError.self) {
+            try conn.rowCursor(sql, arguments: [1, 2])
+        }
+        #expect(error.code == .range)
+        let before = conn.prepareCount
+        #expect(try conn.rows(sql, arguments: [2]).count == 1)
+        #expect(conn.prepareCount == before, "the cached statement was given back, not left busy")
+    }
+
+    @Test func errorWhileSteppingEndsTheCursor() throws {
+        let conn = try makeConnection(rowCount: 5)
+        // abs() of the smallest integer overflows: the third row fails (no ORDER BY, so rows are computed
+        // one step at a time).
+        let cursor = try conn.rowCursor(
+            "SELECT CASE WHEN x = 3 THEN abs(-9223372036854775807 - 1) ELSE x END FROM t", arguments: [])
+        #expect(try cursor.next() != nil)
+        #expect(try cursor.next() != nil)
+        let error = try #require(throws: SQLiteError.self) { try cursor.next() }
+        #expect(error.message.contains("integer overflow"))
+        #expect(try cursor.next() == nil)
+        // The statement was reset: nothing is left running on the table.
+        try conn.execute(script: "DROP TABLE t")
+    }
+
+    @Test func cursorAfterCloseThrowsMisuse() throws {
+        let conn = try makeConnection()
+        let cursor = try conn.rowCursor("SELECT x, label FROM t", arguments: [])
+        conn.close()
+        let error = try #require(throws: SQLiteError.self) { try cursor.next() }
+        #expect(error.code == .misuse)
+    }
+
+    // MARK: Constant memory
+
+    @Test func millionRowScanKeepsMemoryFlat() throws {
+        let conn = try Connection.inMemory()
+        let cursor = try conn.rowCursor(
+            """
+            WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 1000000)
+            SELECT x, 'some text ' || x FROM c
+            """,
+            arguments: [])
+        let start = try residentBytes()
+        var afterFirst100k: Int?
+        var highest = 0
+        var count = 0
+        var sum: Int64 = 0
+        var lastText = ""
+        while let row = try cursor.next() {
+            count += 1
+            sum += try row[0] as Int64
+            if count.isMultiple(of: 100_000) {
+                let resident = try residentBytes()
+                if count == 100_000 {
+                    afterFirst100k = resident
+                }
+                highest = max(highest, resident ?? 0)
+            }
+            if count == 1 || count == 1_000_000 {
+                lastText = try row[1]
+            }
+        }
+        let end = try residentBytes()
+
+        #expect(count == 1_000_000)
+        #expect(sum == 1_000_000 * 1_000_001 / 2)
+        #expect(lastText == "some text 1000000")
+        if let start, let baseline = afterFirst100k, let end {
+            let limit = 8 * 1024 * 1024
+            let growth = max(highest, end) - baseline
+            #expect(growth < limit, "resident memory grew by \(growth) bytes after the first 100,000 rows")
+            #expect(
+                end - start < 4 * limit,
+                "resident memory went from \(start) to \(end) bytes over the whole scan")
+        }
+    }
+}
