@@ -28,9 +28,19 @@ let package = Package(
             name: "BinderyBenchmarks",
             dependencies: ["Bindery", "CSQLite"]
         ),
+        .executableTarget(
+            name: "bindery-migrate-helper",
+            dependencies: ["Bindery"],
+            path: "Sources/BinderyMigrateHelper"
+        ),
+        .executableTarget(
+            name: "bindery-lock-helper",
+            dependencies: ["Bindery"],
+            path: "Sources/BinderyLockHelper"
+        ),
         .testTarget(
             name: "BinderyTests",
-            dependencies: ["Bindery", "CSQLite"]
+            dependencies: ["Bindery", "CSQLite", "bindery-migrate-helper", "bindery-lock-helper"]
         ),
     ],
     swiftLanguageModes: [.v6]

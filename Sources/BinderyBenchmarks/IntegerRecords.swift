@@ -26,10 +26,12 @@ struct TenIntegers: Record, Equatable {
 /// Inserting and reading 100,000 ``TenIntegers`` with Bindery and with the C API.
 enum IntegerRecords {
     static let count = 100_000
-    static let schema = "CREATE TABLE ten (c0 INTEGER PRIMARY KEY, c1 INTEGER NOT NULL, c2 INTEGER NOT NULL, "
+    static let schema =
+        "CREATE TABLE ten (c0 INTEGER PRIMARY KEY, c1 INTEGER NOT NULL, c2 INTEGER NOT NULL, "
         + "c3 INTEGER NOT NULL, c4 INTEGER NOT NULL, c5 INTEGER NOT NULL, c6 INTEGER NOT NULL, c7 INTEGER NOT NULL, "
         + "c8 INTEGER NOT NULL, c9 INTEGER NOT NULL)"
-    static let insertSQL = "INSERT INTO ten (c0, c1, c2, c3, c4, c5, c6, c7, c8, c9) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    static let insertSQL =
+        "INSERT INTO ten (c0, c1, c2, c3, c4, c5, c6, c7, c8, c9) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     static func run(_ benchmark: Benchmark) throws {
         let records = (0..<count).map(TenIntegers.init)

@@ -142,7 +142,8 @@ final class RowDecoder: Decoder {
     private var topLevelKind: TopLevelKind?
 
     static func topLevelKind<T>(of type: T.Type) -> TopLevelKind {
-        if ValueEncoder.isScalar(T.self) || T.self == SQLiteValue.self || T.self == Double.self || T.self == Int.self || T.self == Int64.self
+        if ValueEncoder.isScalar(T.self) || T.self == SQLiteValue.self || T.self == Double.self || T.self == Int.self
+            || T.self == Int64.self
             || T.self == Bool.self || T.self == Float.self
         {
             return .scalar

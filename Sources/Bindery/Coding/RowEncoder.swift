@@ -50,6 +50,11 @@ final class RowEncoderCore: Encoder {
     /// An error found where the `Encoder` protocol gives no way to throw; thrown when encoding ends.
     var failure: Error?
     private var unkeyedCount = 0
+    /// The keyed container of the first key type asked for, reused value after value.
+    private var containerCache: AnyObject?
+    private var cachedKeyType: ObjectIdentifier?
+    /// The tag table of that key type's container, when its keys are plain enum cases.
+    private var keyTags: KeyTagTable?
 
     init(options: CodingOptions) {
         self.row = EncodedRow(options: options)
@@ -72,7 +77,19 @@ final class RowEncoderCore: Encoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(RowKeyedEncodingContainer<Key>(core: self))
+        // The container holds no state of its own, so the one made for the first value serves every
+        // value: no allocation and no generic metadata look-up per row.
+        if let cached = containerCache, cachedKeyType == ObjectIdentifier(Key.self) {
+            return unsafeDowncast(cached, to: KeyedEncodingContainerCache<Key>.self).container
+        }
+        let tags = KeyTagTable.isTaggable(Key.self) && keyTags == nil ? KeyTagTable() : nil
+        let container = KeyedEncodingContainer(RowKeyedEncodingContainer<Key>(core: self, tags: tags))
+        if containerCache == nil {
+            containerCache = KeyedEncodingContainerCache(container)
+            cachedKeyType = ObjectIdentifier(Key.self)
+            keyTags = tags
+        }
+        return container
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -114,5 +131,14 @@ extension ValueEncoder {
     static func isScalar<T>(_ type: T.Type) -> Bool {
         type == Date.self || type == UUID.self || type == URL.self || type == Decimal.self || type == Data.self
             || type == String.self
+    }
+}
+
+/// Holds a keyed encoding container so that it can be kept, type-erased, from one value to the next.
+final class KeyedEncodingContainerCache<Key: CodingKey> {
+    let container: KeyedEncodingContainer<Key>
+
+    init(_ container: KeyedEncodingContainer<Key>) {
+        self.container = container
     }
 }

@@ -2,18 +2,38 @@ import Foundation
 
 /// The keyed container of ``RowEncoderCore``: each key is a column.
 struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    // unowned(unsafe): the container lives only inside the `encode(to:)` call that the core makes
-    // and that keeps the core alive, so no reference count is needed per field.
-    unowned(unsafe) let core: RowEncoderCore
+    // No reference counting here: the standard library's container box copies this struct on every
+    // call. The container lives only inside the `encode(to:)` call that the core makes and that keeps
+    // the core (which owns the row and the tag table) alive.
+    private let coreReference: Unmanaged<RowEncoderCore>
+    private let row: Unmanaged<EncodedRow>
+    /// Slots by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
+    private let tags: UnsafeMutablePointer<Int32>?
     var codingPath: [any CodingKey] { [] }
 
-    init(core: RowEncoderCore) {
-        self.core = core
+    init(core: RowEncoderCore, tags: KeyTagTable?) {
+        self.coreReference = Unmanaged.passUnretained(core)
+        self.row = Unmanaged.passUnretained(core.row)
+        self.tags = tags?.entries
     }
+
+    private var core: RowEncoderCore { coreReference.takeUnretainedValue() }
 
     @inline(__always)
     private func set(_ value: SQLiteValue, _ key: Key) {
-        core.row.set(value, forKey: key.stringValue)
+        row._withUnsafeGuaranteedRef { row in
+            if let tags {
+                let tag = KeyTagTable.tag(of: key)
+                let known = tags[tag]
+                if known >= 0 {
+                    row.set(value, slot: Int(known))
+                } else {
+                    tags[tag] = Int32(row.set(value, forKey: key.stringValue))
+                }
+            } else {
+                row.set(value, forKey: key.stringValue)
+            }
+        }
     }
 
     mutating func encodeNil(forKey key: Key) throws { set(.null, key) }
@@ -94,7 +114,7 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
         core.fail(core.unsupported("nestedContainer(keyedBy:forKey:)", codingPath: [key]))
-        return KeyedEncodingContainer(RowKeyedEncodingContainer<NestedKey>(core: core))
+        return KeyedEncodingContainer(RowKeyedEncodingContainer<NestedKey>(core: core, tags: nil))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -136,7 +156,7 @@ struct RowUnkeyedEncodingContainer: UnkeyedEncodingContainer {
         keyedBy keyType: NestedKey.Type
     ) -> KeyedEncodingContainer<NestedKey> {
         core.fail(core.unsupported("nestedContainer(keyedBy:)", codingPath: []))
-        return KeyedEncodingContainer(RowKeyedEncodingContainer<NestedKey>(core: core))
+        return KeyedEncodingContainer(RowKeyedEncodingContainer<NestedKey>(core: core, tags: nil))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {

@@ -83,7 +83,8 @@ final class SchemaProbe {
         }
         if T.self == Date.self { return try cast(Date(timeIntervalSince1970: 0), dateType) }
         if T.self == UUID.self {
-            return try cast(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+            return try cast(
+                UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
                 options.uuidStrategy == .blob ? "BLOB" : "TEXT")
         }
         if T.self == Data.self { return try cast(Data(), "BLOB") }

@@ -8,7 +8,8 @@ extension Connection {
     public func find<T: Record>(_ type: T.Type, id: some Encodable & Sendable) throws -> T? {
         let state = recordContext.state(for: T.self)
         let key = try singleKey(state, id)
-        return try fetchOne(T.self, sql: SQL(text: "\(state.selectAll) WHERE \(state.primaryKeyCondition)", values: key))
+        return try fetchOne(
+            T.self, sql: SQL(text: "\(state.selectAll) WHERE \(state.primaryKeyCondition)", values: key))
     }
 
     /// The record with the given composite primary key, or nil.
@@ -19,7 +20,8 @@ extension Connection {
     public func find<T: Record>(_ type: T.Type, key: [String: any Encodable & Sendable]) throws -> T? {
         let state = recordContext.state(for: T.self)
         let values = try keyValues(state, key)
-        return try fetchOne(T.self, sql: SQL(text: "\(state.selectAll) WHERE \(state.primaryKeyCondition)", values: values))
+        return try fetchOne(
+            T.self, sql: SQL(text: "\(state.selectAll) WHERE \(state.primaryKeyCondition)", values: values))
     }
 
     /// The records matching `condition` (all when nil), sorted by `orderBy`, one page of them when

@@ -14,6 +14,11 @@ extension Connection {
     /// ```
     @discardableResult
     public func insert<T: Record>(_ record: T, onConflict policy: ConflictPolicy = .abort) throws -> T {
+        guard isInTransaction else {
+            // The row is written at the first step and read back after: in a transaction of its own,
+            // a row that cannot be decoded back is not left behind.
+            return try transaction(.immediate) { try $0.insert(record, onConflict: policy) }
+        }
         let state = recordContext.state(for: T.self)
         try state.encoder.encodeRow(record)
         let row = state.encoder.row
@@ -36,39 +41,22 @@ extension Connection {
     public func insert<S: Sequence>(contentsOf records: S, onConflict policy: ConflictPolicy = .abort) throws -> Int
     where S.Element: Record {
         let state = recordContext.state(for: S.Element.self)
-        let encoder = state.encoder
         return try transaction(.immediate) { conn in
-            var statement: Statement?
-            var columns: [Bool] = []
-            var inserted = 0
-            defer {
-                if let statement {
-                    conn.release(statement)
+            let inserter = BulkInserter(connection: conn, state: state, policy: policy)
+            defer { inserter.finish() }
+            // Walking an array through its buffer avoids the generic iterator's per-element overhead.
+            let done = try records.withContiguousStorageIfAvailable { buffer in
+                for record in buffer {
+                    try inserter.insert(record)
+                }
+                return true
+            }
+            if done == nil {
+                for record in records {
+                    try inserter.insert(record)
                 }
             }
-            for record in records {
-                try encoder.encodeRow(record)
-                let row = encoder.row
-                if statement == nil || !row.nonNullSlotsEqual(columns) {
-                    if let previous = statement {
-                        conn.release(previous)
-                        statement = nil
-                    }
-                    columns = row.nonNullSlots
-                    statement = try conn.checkOutStatement(state.insert(columns: columns, policy: policy, returning: false))
-                }
-                guard let current = statement else { continue }
-                try conn.bindSlots(current, row: row, slots: columns, startingAt: 1)
-                do {
-                    try current.run()
-                } catch let error as SQLiteError {
-                    current.reset()
-                    throw error.with(arguments: row.values)
-                }
-                current.reset()
-                inserted += conn.changes
-            }
-            return inserted
+            return inserter.inserted
         }
     }
 
@@ -137,6 +125,9 @@ extension Connection {
     /// that row (`INSERT … ON CONFLICT(primary key) DO UPDATE`); returns the row as stored.
     @discardableResult
     public func upsert<T: Record>(_ record: T) throws -> T {
+        guard isInTransaction else {
+            return try transaction(.immediate) { try $0.upsert(record) }
+        }
         let state = recordContext.state(for: T.self)
         try state.encoder.encodeRow(record)
         let row = state.encoder.row
@@ -151,7 +142,8 @@ extension Connection {
         }
         // DO NOTHING (every column is in the key): the row exists as it is.
         let key = try state.primaryKeyValues()
-        return try fetchOne(T.self, sql: SQL(text: "\(state.selectAll) WHERE \(state.primaryKeyCondition)", values: key))
+        return try fetchOne(
+            T.self, sql: SQL(text: "\(state.selectAll) WHERE \(state.primaryKeyCondition)", values: key))
             ?? record
     }
 
@@ -217,13 +209,7 @@ extension Connection {
     /// Binds the values of the marked slots to consecutive parameters; returns the next index.
     @discardableResult
     func bindSlots(_ statement: Statement, row: EncodedRow, slots: [Bool], startingAt first: Int32) throws -> Int32 {
-        var index = first
-        let values = row.values
-        for slot in values.indices where slots[slot] {
-            try statement.bind(values[slot], at: index)
-            index += 1
-        }
-        return index
+        try row.bind(to: statement, slots: slots, startingAt: first)
     }
 
     /// Steps an INSERT … RETURNING * and decodes the row it returns, if any.
@@ -244,7 +230,8 @@ extension Connection {
     /// The bound value of a single-column key, checking that the type has one.
     func singleKey(_ state: RecordTypeState, _ id: some Encodable & Sendable) throws -> [SQLiteValue] {
         guard state.primaryKey.count == 1 else {
-            throw RecordError.unknownColumns(table: state.tableName, columns: ["id (the key has \(state.primaryKey.count) columns; use key:)"])
+            throw RecordError.unknownColumns(
+                table: state.tableName, columns: ["id (the key has \(state.primaryKey.count) columns; use key:)"])
         }
         return [try recordContext.values.encode(id, codingPath: [])]
     }
@@ -255,7 +242,8 @@ extension Connection {
         let unknown = key.keys.filter { name in !state.primaryKey.contains { $0.equalsIdentifier(name) } }
         guard unknown.isEmpty, key.count == state.primaryKey.count else {
             let missing = state.primaryKey.filter { column in !key.keys.contains { $0.equalsIdentifier(column) } }
-            throw RecordError.unknownColumns(table: state.tableName, columns: unknown.sorted() + missing.map { "missing \($0)" })
+            throw RecordError.unknownColumns(
+                table: state.tableName, columns: unknown.sorted() + missing.map { "missing \($0)" })
         }
         return try state.primaryKey.map { column in
             guard let value = key.first(where: { $0.key.equalsIdentifier(column) })?.value else {

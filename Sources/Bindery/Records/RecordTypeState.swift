@@ -37,7 +37,9 @@ final class RecordTypeState {
         if let sql = insertSQL[shape] {
             return sql
         }
-        let names = encoder.row.columns.indices.filter { columns[$0] }.map { SQL.quote(identifier: encoder.row.columns[$0]) }
+        let names = encoder.row.columns.indices.filter { columns[$0] }.map {
+            SQL.quote(identifier: encoder.row.columns[$0])
+        }
         let verb = policy == .abort ? "INSERT" : "INSERT OR \(policy.rawValue)"
         var sql: String
         if names.isEmpty {

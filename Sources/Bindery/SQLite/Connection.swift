@@ -355,6 +355,9 @@ public final class Connection {
             rollbackQuietly()
             throw error
         }
+        guard isInTransaction else {
+            throw Connection.rolledBackBySQLite
+        }
         do {
             try execute(script: "COMMIT TRANSACTION")
         } catch {
@@ -370,6 +373,9 @@ public final class Connection {
         try execute(script: "SAVEPOINT \(name)")
         do {
             let result = try body(self)
+            guard isInTransaction else {
+                throw Connection.rolledBackBySQLite
+            }
             try execute(script: "RELEASE SAVEPOINT \(name)")
             return result
         } catch {
@@ -380,6 +386,14 @@ public final class Connection {
             throw error
         }
     }
+
+    /// The error when a transaction's body returned but SQLite had already rolled the transaction back
+    /// (an `ON CONFLICT ROLLBACK`, a `RAISE(ROLLBACK)`, or an error the body caught): nothing was
+    /// committed, and saying so is better than a later "no transaction is active".
+    static let rolledBackBySQLite = SQLiteError(
+        code: .abort,
+        message: "the transaction was rolled back by SQLite before it could commit (ON CONFLICT ROLLBACK, "
+            + "RAISE(ROLLBACK), or an error caught inside the transaction); nothing was committed")
 
     /// Rolls the open transaction back, if SQLite has not done so already.
     func rollbackQuietly() {

@@ -43,7 +43,8 @@ public struct Row: Sendable, Hashable {
         get throws {
             guard values.indices.contains(index) else {
                 throw SQLiteError(
-                    code: .range, message: "column index \(index) is out of range; the row has \(values.count) column(s)"
+                    code: .range,
+                    message: "column index \(index) is out of range; the row has \(values.count) column(s)"
                 )
             }
             return try T.decode(from: values[index], column: columns.names[index])

@@ -1,0 +1,66 @@
+extension Database {
+    /// How a ``Database`` opens its file and its connections.
+    ///
+    /// ```swift
+    /// var options = Database.Options()
+    /// options.busyTimeout = 1
+    /// options.coding.keyStrategy = .snakeCase
+    /// let db = try Database(path: "app.sqlite", options: options)
+    /// ```
+    public struct Options: Sendable {
+        /// How many reader connections serve ``Database/read(_:)`` at the same time in WAL mode.
+        /// Default 4; with 0, reads go through the writer connection.
+        public var readerCount: Int
+        /// How long a statement waits for a lock held by another connection or process before failing
+        /// with ``SQLiteError/Code/busy``, in seconds. Default 5.
+        public var busyTimeout: Double
+        /// Whether foreign key constraints are enforced (`PRAGMA foreign_keys`). Default `true`.
+        public var foreignKeys: Bool
+        /// Open the file read-only: every write throws ``SQLiteError/Code/readOnly``, and the journal
+        /// mode is left as the file has it. Default `false`.
+        public var readOnly: Bool
+        /// The journal mode set when the file opens. Default ``JournalMode/wal``, the only mode in
+        /// which reads run on reader connections beside the writer. In-memory databases ignore it.
+        public var journalMode: JournalMode
+        /// How records and interpolated ``SQL`` values are converted, on every connection.
+        public var coding: CodingOptions
+        /// A database file copied to the database's path when no file exists there yet, to start
+        /// from a prepared schema and data. Default `nil`.
+        public var templatePath: String?
+
+        /// Creates options; every parameter has the default described on its property.
+        public init(
+            readerCount: Int = 4, busyTimeout: Double = 5, foreignKeys: Bool = true, readOnly: Bool = false,
+            journalMode: JournalMode = .wal, coding: CodingOptions = CodingOptions(), templatePath: String? = nil
+        ) {
+            self.readerCount = readerCount
+            self.busyTimeout = busyTimeout
+            self.foreignKeys = foreignKeys
+            self.readOnly = readOnly
+            self.journalMode = journalMode
+            self.coding = coding
+            self.templatePath = templatePath
+        }
+
+        /// The options of the connections the database opens.
+        func connectionOptions(readOnly: Bool) -> Connection.Options {
+            Connection.Options(readOnly: readOnly, busyTimeout: busyTimeout, foreignKeys: foreignKeys)
+        }
+    }
+
+    /// SQLite's journal modes (`PRAGMA journal_mode`).
+    public enum JournalMode: String, Sendable, Hashable, CaseIterable {
+        /// Write-ahead log: readers and the writer work at the same time. The default.
+        case wal = "WAL"
+        /// A rollback journal deleted at the end of each transaction; SQLite's own default.
+        case delete = "DELETE"
+        /// A rollback journal truncated to zero bytes at the end of each transaction.
+        case truncate = "TRUNCATE"
+        /// A rollback journal whose header is zeroed at the end of each transaction.
+        case persist = "PERSIST"
+        /// A rollback journal kept in memory: a crash mid-transaction may corrupt the file.
+        case memory = "MEMORY"
+        /// No journal: no rollback, and a crash mid-transaction may corrupt the file.
+        case off = "OFF"
+    }
+}

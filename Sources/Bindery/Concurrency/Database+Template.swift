@@ -1,0 +1,48 @@
+import Foundation
+
+/// Starting a database from a template file.
+extension Database {
+    /// The first 16 bytes of every SQLite database file.
+    private static let header = Data("SQLite format 3\0".utf8)
+
+    /// Copies the database file at `template` to `path`, where no file exists yet, so that a crash or
+    /// an error never leaves a partial file at `path`: the copy goes to a temporary file beside
+    /// `path`, is checked to be a SQLite database and flushed to disk, and is then renamed into place.
+    ///
+    /// A template that is not a SQLite database throws ``SQLiteError`` with code
+    /// ``SQLiteError/Code/notADatabase`` and leaves nothing behind. When another process created the
+    /// file at `path` in the meantime, that file is kept and the copy discarded.
+    static func installTemplate(_ template: String, at path: String) throws {
+        let files = FileManager.default
+        let destination = URL(fileURLWithPath: path)
+        let temporary = destination.deletingLastPathComponent()
+            .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).template").path
+        defer {
+            // The temporary file is gone after the rename; whatever is left here is a failed copy.
+            for suffix in ["", "-journal", "-wal", "-shm"] where files.fileExists(atPath: temporary + suffix) {
+                try? files.removeItem(atPath: temporary + suffix)
+            }
+        }
+        try files.copyItem(atPath: template, toPath: temporary)
+        try checkDatabase(at: temporary, template: template)
+        do {
+            try files.moveItem(atPath: temporary, toPath: path)
+        } catch where files.fileExists(atPath: path) {
+            return
+        }
+    }
+
+    /// Throws unless the file at `path` is a SQLite database whose schema can be read; then flushes
+    /// it to disk.
+    private static func checkDatabase(at path: String, template: String) throws {
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        guard try handle.read(upToCount: header.count) == header else {
+            throw SQLiteError(code: .notADatabase, message: "the template \(template) is not a SQLite database")
+        }
+        // Opening reads `sqlite_schema`, which fails on a damaged file.
+        let connection = try Connection(path: path, options: Connection.Options(foreignKeys: false))
+        connection.close()
+        try handle.synchronize()
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+
+/// A SQLite database for Swift concurrency: one writer connection whose work runs, one job at a time,
+/// on the actor's own serial executor, and in WAL mode a pool of reader connections that read at the
+/// same time as each other and as the writer.
+///
+/// ```swift
+/// let db = try Database(path: "school.sqlite")
+/// try await db.write { conn in
+///     try conn.createTable(for: Student.self, ifNotExists: true)
+///     try conn.insert(Student(id: nil, name: "Ana", year: 2024))
+/// }
+/// let names = try await db.read { conn in
+///     try conn.fetchAll(String.self, sql: "SELECT name FROM students ORDER BY name")
+/// }
+/// try await db.close()
+/// ```
+///
+/// Every blocking SQLite call runs on a dispatch queue of the database (the writer's, or a reader's),
+/// never on Swift's cooperative thread pool, so a slow query does not hold up other tasks.
+///
+/// **Cancellation**: cancelling the task that awaits a `read` or `write` interrupts the statement it
+/// is running (`sqlite3_interrupt`), rolls the transaction back and throws `CancellationError`; the
+/// database stays usable. A task cancelled before its work starts throws at once.
+///
+/// **Locks held elsewhere**: when another process holds the write lock, a write waits up to
+/// ``Options/busyTimeout`` and then throws ``SQLiteError`` with code ``SQLiteError/Code/busy``,
+/// having written nothing.
+public actor Database {
+    /// The path of the database file (`:memory:` for an in-memory database).
+    public nonisolated let path: String
+    /// The options the database was opened with.
+    public nonisolated let options: Options
+    /// Whether reads run on reader connections (WAL mode with readers) rather than on the writer.
+    nonisolated var hasReaders: Bool { readers != nil }
+
+    private let executor: DatabaseExecutor
+    private let readers: ReaderPool?
+    /// The writer connection; nil once the database is closed.
+    private var writer: Connection?
+    /// The closing in progress or done, once ``close()`` was called.
+    private var closing: Task<Void, Never>?
+
+    /// The actor's executor: a serial dispatch queue of its own, on which the writer connection is used.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
+    }
+
+    /// Opens the database file at `path`, creating it when it is missing (from
+    /// ``Options/templatePath`` when one is set), in the journal mode of the options, with
+    /// ``Options/readerCount`` reader connections in WAL mode.
+    ///
+    /// ```swift
+    /// let db = try Database(path: "school.sqlite")
+    /// let readOnly = try Database(path: "school.sqlite", options: .init(readOnly: true))
+    /// ```
+    ///
+    /// A file that is not a SQLite database throws ``SQLiteError`` with code
+    /// ``SQLiteError/Code/notADatabase``.
+    public init(path: String, options: Options = Options()) throws {
+        if let template = options.templatePath, !FileManager.default.fileExists(atPath: path) {
+            try Database.installTemplate(template, at: path)
+        }
+        let writer = try Connection(path: path, options: options.connectionOptions(readOnly: options.readOnly))
+        writer.codingOptions = options.coding
+        let isWAL = try Database.configureJournal(of: writer, options: options)
+        let readers = isWAL && options.readerCount > 0 ? try Database.openReaders(path: path, options: options) : nil
+        self.init(path: path, options: options, writer: writer, readers: readers)
+    }
+
+    /// Opens a private, empty in-memory database that lives until it is closed or released. It has no
+    /// reader connections: reads and writes take turns on its one connection.
+    ///
+    /// ```swift
+    /// let db = try Database.inMemory()
+    /// try await db.createTable(for: Student.self)
+    /// ```
+    public static func inMemory(options: Options = Options()) throws -> Database {
+        let writer = try Connection.inMemory(options: options.connectionOptions(readOnly: false))
+        writer.codingOptions = options.coding
+        return Database(path: ":memory:", options: options, writer: writer, readers: nil)
+    }
+
+    private init(path: String, options: Options, writer: Connection, readers: ReaderPool?) {
+        self.path = path
+        self.options = options
+        self.executor = DatabaseExecutor(label: "Bindery.Database(\(path))")
+        self.writer = writer
+        self.readers = readers
+    }
+
+    // MARK: Writing
+
+    /// Runs `body` on the writer connection in one `IMMEDIATE` transaction: it commits when `body`
+    /// returns and rolls back when it throws (or when the task is cancelled), and the error is
+    /// rethrown. Writes run one at a time, in the order they reach the actor.
+    ///
+    /// ```swift
+    /// let saved = try await db.write { conn in
+    ///     let student = try conn.insert(Student(id: nil, name: "Ana", year: 2024))
+    ///     try conn.execute("UPDATE counters SET n = n + 1 WHERE name = \("students")")
+    ///     return student
+    /// }
+    /// ```
+    ///
+    /// `body` gets a synchronous ``Connection`` and cannot `await`, so a write can never wait on
+    /// another write of the same database: nesting a write inside a write is not possible, and nothing
+    /// else runs on the writer while `body` holds it. Call the connection's own methods inside, and
+    /// ``Connection/transaction(_:_:)`` for a savepoint.
+    public func write<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
+        try await performOnWriter(transaction: .immediate, body)
+    }
+
+    /// Runs `body` on the writer connection outside any transaction, for statements that cannot run
+    /// inside one (`VACUUM`, `PRAGMA journal_mode`, …) or that manage their own.
+    ///
+    /// ```swift
+    /// try await db.writeWithoutTransaction { conn in
+    ///     try conn.execute(script: "VACUUM")
+    /// }
+    /// ```
+    ///
+    /// Each statement commits on its own. Cancelling the task interrupts the statement running at the
+    /// time and throws `CancellationError`; statements already done keep their effect. A transaction
+    /// `body` leaves open is rolled back.
+    public func writeWithoutTransaction<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
+        try await performOnWriter(transaction: nil, body)
+    }
+
+    // MARK: Reading
+
+    /// Runs `body` in one read transaction (`BEGIN DEFERRED`), so that all of it sees one consistent
+    /// snapshot of the database, and returns what it returns.
+    ///
+    /// ```swift
+    /// let (count, newest) = try await db.read { conn in
+    ///     (try conn.count(Student.self), try conn.fetchOne(Student.self, orderBy: "id DESC"))
+    /// }
+    /// ```
+    ///
+    /// In WAL mode the read runs on a reader connection (opened read-only, with `PRAGMA query_only`):
+    /// reads overlap each other and the write in progress, and see the database as of the last
+    /// committed write. When every reader is busy, the read waits for one without blocking a thread.
+    /// Without readers (an in-memory database, `readerCount` 0, or another journal mode), reads take
+    /// turns with writes on the writer connection.
+    public nonisolated func read<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
+        if let readers {
+            return try await readers.read(body)
+        }
+        return try await performOnWriter(transaction: .deferred, body)
+    }
+
+    // MARK: Closing
+
+    /// Waits for the work in flight, then closes every connection. Afterwards every call throws
+    /// ``DatabaseError/closed``; calling `close()` again only waits for the first call to finish.
+    ///
+    /// ```swift
+    /// try await db.close()
+    /// ```
+    public func close() async throws {
+        if let closing {
+            await closing.value
+            return
+        }
+        let readers = self.readers
+        let task = Task {
+            await readers?.close()
+            self.closeWriter()
+        }
+        closing = task
+        await task.value
+    }
+
+    private func closeWriter() {
+        writer?.close()
+        writer = nil
+    }
+
+    // MARK: Running jobs
+
+    /// Runs `body` on the writer connection, on the actor's executor, interruptible by cancellation.
+    private func performOnWriter<T: Sendable>(
+        transaction kind: Connection.TransactionKind?, _ body: @Sendable (Connection) throws -> T
+    ) async throws -> T {
+        try Task.checkCancellation()
+        guard let writer, closing == nil else {
+            throw DatabaseError.closed
+        }
+        let gate = InterruptGate()
+        return try await withTaskCancellationHandler {
+            try gate.perform(on: writer, transaction: kind, body)
+        } onCancel: {
+            gate.cancel()
+        }
+    }
+
+    // MARK: Opening
+
+    /// Sets the journal mode of the options (unless read-only) and `synchronous = NORMAL` in WAL
+    /// mode; returns whether the database is in WAL mode.
+    private static func configureJournal(of writer: Connection, options: Options) throws -> Bool {
+        let pragma = options.readOnly ? "PRAGMA journal_mode" : "PRAGMA journal_mode = \(options.journalMode.rawValue)"
+        let mode: String = try writer.rows(pragma, arguments: []).first.map { try $0[0] } ?? ""
+        guard mode.lowercased() == "wal" else {
+            return false
+        }
+        if !options.readOnly {
+            try writer.execute(script: "PRAGMA synchronous = NORMAL")
+        }
+        return true
+    }
+
+    /// Opens the reader connections of a WAL database, read-only and with `PRAGMA query_only`.
+    private static func openReaders(path: String, options: Options) throws -> ReaderPool {
+        let readers = try (0..<options.readerCount).map { index in
+            let connection = try Connection(path: path, options: options.connectionOptions(readOnly: true))
+            try connection.execute(script: "PRAGMA query_only = ON")
+            connection.codingOptions = options.coding
+            return ReaderConnection(connection: connection, label: "Bindery.Database(\(path)).reader\(index)")
+        }
+        return ReaderPool(readers: readers)
+    }
+}
