@@ -25,6 +25,30 @@ let package = Package(
             path: "Examples/Demo"
         ),
         .executableTarget(
+            name: "student-registry",
+            dependencies: ["Bindery"],
+            path: "Examples/StudentRegistry",
+            exclude: ["README.md"]
+        ),
+        .executableTarget(
+            name: "accounts",
+            dependencies: ["Bindery"],
+            path: "Examples/Accounts",
+            exclude: ["README.md"]
+        ),
+        .executableTarget(
+            name: "user-dal",
+            dependencies: ["Bindery"],
+            path: "Examples/UserDAL",
+            exclude: ["README.md"]
+        ),
+        .executableTarget(
+            name: "persistence",
+            dependencies: ["Bindery"],
+            path: "Examples/Persistence",
+            exclude: ["README.md"]
+        ),
+        .executableTarget(
             name: "BinderyBenchmarks",
             dependencies: ["Bindery", "CSQLite"]
         ),
@@ -37,6 +61,11 @@ let package = Package(
             name: "bindery-lock-helper",
             dependencies: ["Bindery"],
             path: "Sources/BinderyLockHelper"
+        ),
+        .executableTarget(
+            name: "bindery-crash-writer",
+            dependencies: ["Bindery"],
+            path: "Sources/BinderyCrashWriter"
         ),
         .testTarget(
             name: "BinderyTests",

@@ -95,4 +95,13 @@ let hostile = "Robert'); DROP TABLE students;--"
 let found = try await db.fetchOne(Student.self, where: "name = \(hostile)")
 print("Looking up \(hostile.debugDescription): \(found == nil ? "no match, table intact" : "match?")")
 print("Rows still there: \(try await db.count(Student.self))")
+
+// An observation: the current result first, then a fresh one after each write that changes `students`.
+var observedCounts: [Int] = []
+for try await count in db.observe({ conn in try conn.count(Student.self) }) {
+    observedCounts.append(count)
+    guard observedCounts.count < 2 else { break }  // leaving the loop ends the observation
+    try await db.insert(Student(id: nil, name: "Eve", department: "History", year: 2024, enrolledAt: start, tags: []))
+}
+print("Observed the student count: \(observedCounts.map(String.init).joined(separator: ", then "))")
 try await db.close()

@@ -49,6 +49,39 @@ struct Benchmark {
         return ratio
     }
 
+    /// The same as ``compare(_:goal:baselineName:baseline:bindery:)`` for asynchronous work.
+    @discardableResult
+    func compareAsync(
+        _ name: String, goal: Double?, baselineName: String, bindery binderyName: String = "Bindery",
+        baseline: () async throws -> Void, bindery: () async throws -> Void
+    ) async rethrows -> Double {
+        if let only, !name.contains(only) {
+            return 0
+        }
+        var baseTimes: [Double] = []
+        var binderyTimes: [Double] = []
+        try await baseline()
+        try await bindery()
+        for _ in 0..<runs {
+            var start = DispatchTime.now().uptimeNanoseconds
+            try await baseline()
+            baseTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            start = DispatchTime.now().uptimeNanoseconds
+            try await bindery()
+            binderyTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        baseTimes.sort()
+        binderyTimes.sort()
+        let base = baseTimes[baseTimes.count / 2]
+        let ours = binderyTimes[binderyTimes.count / 2]
+        let ratio = ours / base
+        let verdict = goal.map { ratio <= $0 ? "ok, goal ≤ \(format($0, 2))×" : "OVER goal ≤ \(format($0, 2))×" } ?? ""
+        print(
+            "\(name.padding(toLength: 52, withPad: " ", startingAt: 0)) \(baselineName) \(format(base * 1000, 2)) ms"
+                + "  \(binderyName) \(format(ours * 1000, 2)) ms  ratio \(format(ratio, 2))×  \(verdict)")
+        return ratio
+    }
+
     private static func time(_ body: () throws -> Void) rethrows -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
         try body()

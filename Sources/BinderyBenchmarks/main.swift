@@ -32,6 +32,7 @@ do {
         print("skipping Northwind: no database at \(northwind) (pass --northwind PATH)")
     }
     try IntegerRecords.run(benchmark)
+    try await ConcurrentReads.run(benchmark)
 } catch {
     print("bindery-bench failed: \(error)")
     exit(1)

@@ -13,4 +13,12 @@ static inline sqlite3_destructor_type bindery_sqlite_static(void) {
     return SQLITE_STATIC;
 }
 
+// sqlite3_config is variadic, which Swift cannot call. Turning memory statistics off removes a
+// process-wide mutex taken on every allocation, so that connections on different threads do not
+// contend. It must run before SQLite initializes; afterwards it returns SQLITE_MISUSE and changes
+// nothing, which is harmless.
+static inline int bindery_disable_memory_statistics(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 #endif

@@ -374,7 +374,9 @@ enum DatabaseTestSupport {
         try await db.createTable(for: Book.self)
         try await db.createTable(for: Shelf.self)
         try await db.insert(contentsOf: (1...6).map { Book(id: nil, title: "B\($0)", year: 2000 + $0) })
-        try await db.insert(contentsOf: [Shelf(room: "a", position: 1, label: "x"), Shelf(room: "a", position: 2, label: "y")])
+        try await db.insert(contentsOf: [
+            Shelf(room: "a", position: 1, label: "x"), Shelf(room: "a", position: 2, label: "y"),
+        ])
 
         #expect(try await db.delete(Book(id: 1, title: "B1", year: 2001)))
         #expect(try await db.delete(Book(id: 1, title: "B1", year: 2001)) == false)
@@ -465,8 +467,8 @@ enum DatabaseTestSupport {
     // MARK: Templates
 
     /// Writes a database holding one book at `path`.
-    private func makeTemplate(at path: String) async throws {
-        let template = try Database(path: path, options: Database.Options(journalMode: .delete))
+    private func makeTemplate(at path: String, journalMode: Database.JournalMode = .delete) async throws {
+        let template = try Database(path: path, options: Database.Options(journalMode: journalMode))
         try await template.createTable(for: Book.self)
         try await template.insert(Book(id: nil, title: "From the template", year: 2000))
         try await template.close()
@@ -477,10 +479,11 @@ enum DatabaseTestSupport {
         try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
     }
 
-    @Test func aTemplateIsCopiedWhenNoDatabaseExists() async throws {
+    @Test(arguments: [Database.JournalMode.delete, .wal])
+    func aTemplateIsCopiedWhenNoDatabaseExists(journalMode: Database.JournalMode) async throws {
         try await DatabaseTestSupport.withDirectory { directory in
             let template = directory.appendingPathComponent("template.sqlite").path
-            try await makeTemplate(at: template)
+            try await makeTemplate(at: template, journalMode: journalMode)
             let path = directory.appendingPathComponent("app.sqlite").path
             let db = try Database(path: path, options: Database.Options(templatePath: template))
             #expect(try await db.fetchAll(Book.self).map(\.title) == ["From the template"])
@@ -490,7 +493,8 @@ enum DatabaseTestSupport {
             let original = try Database(path: template)
             #expect(try await original.count(Book.self) == 1)
             try await original.close()
-            #expect(try files(in: directory) == ["app.sqlite", "template.sqlite"])
+            let names = try files(in: directory)
+            #expect(names == ["app.sqlite", "template.sqlite"])
         }
     }
 

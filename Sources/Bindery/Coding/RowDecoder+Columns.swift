@@ -157,7 +157,10 @@ extension RowDecoder {
         case SQLITE_INTEGER:
             return Decimal(sqlite3_column_int64(handle, column))
         case SQLITE_FLOAT:
-            return Decimal(sqlite3_column_double(handle, column))
+            // Decimal(Double) traps on an infinity and gives NaN beyond Decimal's range: refuse both.
+            let double = sqlite3_column_double(handle, column)
+            guard double.isFinite, !Decimal(double).isNaN else { throw outOfRange(Decimal.self, column: column) }
+            return Decimal(double)
         case SQLITE_TEXT:
             let text = try string(column)
             if RowDecoder.isDecimalNumber(text), let decimal = Decimal(string: text, locale: nil) {

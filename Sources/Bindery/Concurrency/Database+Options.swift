@@ -25,7 +25,9 @@ extension Database {
         /// How records and interpolated ``SQL`` values are converted, on every connection.
         public var coding: CodingOptions
         /// A database file copied to the database's path when no file exists there yet, to start
-        /// from a prepared schema and data. Default `nil`.
+        /// from a prepared schema and data. Default `nil`. Only the file itself is copied: a
+        /// template in WAL mode must be checkpointed (closed by every writer), or its latest
+        /// transactions, still in its `-wal` file, are not part of the copy.
         public var templatePath: String?
 
         /// Creates options; every parameter has the default described on its property.

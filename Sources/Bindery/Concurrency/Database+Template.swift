@@ -27,8 +27,9 @@ extension Database {
         try checkDatabase(at: temporary, template: template)
         do {
             try files.moveItem(atPath: temporary, toPath: path)
-        } catch where files.fileExists(atPath: path) {
-            return
+        } catch {
+            // A file that another process put at `path` in the meantime is kept.
+            guard files.fileExists(atPath: path) else { throw error }
         }
     }
 

@@ -36,6 +36,8 @@ public actor Database {
 
     private let executor: DatabaseExecutor
     private let readers: ReaderPool?
+    /// The live observations, told after each job on the writer which tables its commits changed.
+    nonisolated let observationRegistry = ObservationRegistry()
     /// The writer connection; nil once the database is closed.
     private var writer: Connection?
     /// The closing in progress or done, once ``close()`` was called.
@@ -85,6 +87,7 @@ public actor Database {
         self.path = path
         self.options = options
         self.executor = DatabaseExecutor(label: "Bindery.Database(\(path))")
+        writer.startTrackingChanges()
         self.writer = writer
         self.readers = readers
     }
@@ -93,7 +96,7 @@ public actor Database {
 
     /// Runs `body` on the writer connection in one `IMMEDIATE` transaction: it commits when `body`
     /// returns and rolls back when it throws (or when the task is cancelled), and the error is
-    /// rethrown. Writes run one at a time, in the order they reach the actor.
+    /// rethrown. Writes run one at a time, on the actor's executor.
     ///
     /// ```swift
     /// let saved = try await db.write { conn in
@@ -107,6 +110,7 @@ public actor Database {
     /// another write of the same database: nesting a write inside a write is not possible, and nothing
     /// else runs on the writer while `body` holds it. Call the connection's own methods inside, and
     /// ``Connection/transaction(_:_:)`` for a savepoint.
+    @discardableResult
     public func write<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
         try await performOnWriter(transaction: .immediate, body)
     }
@@ -123,6 +127,7 @@ public actor Database {
     /// Each statement commits on its own. Cancelling the task interrupts the statement running at the
     /// time and throws `CancellationError`; statements already done keep their effect. A transaction
     /// `body` leaves open is rolled back.
+    @discardableResult
     public func writeWithoutTransaction<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
         try await performOnWriter(transaction: nil, body)
     }
@@ -140,7 +145,8 @@ public actor Database {
     ///
     /// In WAL mode the read runs on a reader connection (opened read-only, with `PRAGMA query_only`):
     /// reads overlap each other and the write in progress, and see the database as of the last
-    /// committed write. When every reader is busy, the read waits for one without blocking a thread.
+    /// committed write. When every reader is busy, the read waits for one without blocking a thread
+    /// (a read cancelled while it waits throws `CancellationError` as soon as it gets one, unrun).
     /// Without readers (an in-memory database, `readerCount` 0, or another journal mode), reads take
     /// turns with writes on the writer connection.
     public nonisolated func read<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
@@ -173,6 +179,9 @@ public actor Database {
     }
 
     private func closeWriter() {
+        // A last checkpoint (a no-op outside WAL mode) lets the closing connection remove the -wal
+        // and -shm files: SQLite skips that when the writer has not read since a reader's last read.
+        try? writer?.execute(script: "PRAGMA wal_checkpoint(PASSIVE)")
         writer?.close()
         writer = nil
     }
@@ -184,15 +193,25 @@ public actor Database {
         transaction kind: Connection.TransactionKind?, _ body: @Sendable (Connection) throws -> T
     ) async throws -> T {
         try Task.checkCancellation()
-        guard let writer, closing == nil else {
-            throw DatabaseError.closed
-        }
         let gate = InterruptGate()
         return try await withTaskCancellationHandler {
-            try gate.perform(on: writer, transaction: kind, body)
+            // The operation must call an isolated method of `self`: a closure that does not capture
+            // `self` is not isolated to the actor, and would run on the global executor, away from
+            // the writer's queue. Calling `runOnWriter` without `await` compiles only when it is.
+            try self.runOnWriter(gate: gate, transaction: kind, body)
         } onCancel: {
             gate.cancel()
         }
+    }
+
+    private func runOnWriter<T>(
+        gate: InterruptGate, transaction kind: Connection.TransactionKind?, _ body: (Connection) throws -> T
+    ) throws -> T {
+        guard let writer, closing == nil else {
+            throw DatabaseError.closed
+        }
+        defer { observationRegistry.writerDidRun(writer) }
+        return try gate.perform(on: writer, transaction: kind, body)
     }
 
     // MARK: Opening

@@ -83,7 +83,13 @@ public final class Connection {
             path: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, options: options)
     }
 
+    /// Process-wide SQLite settings, applied once before the first connection opens.
+    private static let configured: Bool = {
+        bindery_disable_memory_statistics() == SQLITE_OK
+    }()
+
     init(path: String, flags: Int32, options: Options) throws {
+        _ = Connection.configured
         var db: OpaquePointer?
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {

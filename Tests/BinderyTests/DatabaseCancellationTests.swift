@@ -1,0 +1,202 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import Bindery
+
+/// Cancelling the task that awaits a read or a write interrupts SQLite, rolls back, throws
+/// `CancellationError`, and leaves the database usable.
+@Suite(.serialized) struct DatabaseCancellationTests {
+    private struct Item: Record, Equatable {
+        static let tableName = "items"
+        var id: Int64?
+        var n: Int
+    }
+
+    /// A query that counts 50 million generated rows: many seconds of work, in one statement.
+    private static let longQuery: SQL = """
+        WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 50000000)
+        SELECT count(*) FROM c
+        """
+
+    /// An insert of 50 million generated rows.
+    private static let longInsert: SQL = """
+        INSERT INTO items(n)
+        WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 50000000)
+        SELECT x FROM c
+        """
+
+    /// Starts `operation` in a task, waits until it signals that its statement is about to run, gives
+    /// the statement a moment to get going, cancels the task, and returns how the task ended and how
+    /// long after the cancel it did.
+    private func cancelWhileRunning<T: Sendable>(
+        _ operation: @escaping @Sendable (AsyncStream<Void>.Continuation) async throws -> T
+    ) async -> (result: Result<T, any Error>, latency: Duration) {
+        let (started, startedSignal) = AsyncStream.makeStream(of: Void.self)
+        let task = Task { try await operation(startedSignal) }
+        for await _ in started { break }
+        try? await Task.sleep(for: .milliseconds(30))
+        let cancelledAt = ContinuousClock.now
+        task.cancel()
+        let result = await task.result
+        let latency = ContinuousClock.now - cancelledAt
+        return (result, latency)
+    }
+
+    private func isCancellation<T>(_ result: Result<T, any Error>) -> Bool {
+        if case .failure(let error) = result {
+            return error is CancellationError
+        }
+        return false
+    }
+
+    @Test(arguments: [true, false])
+    func cancellingALongReadEndsItQuickly(onReader: Bool) async throws {
+        let options = Database.Options(readerCount: onReader ? 2 : 0)
+        try await DatabaseTestSupport.withDatabase(options: options) { db in
+            #expect(db.hasReaders == onReader)
+            try await db.createTable(for: Item.self)
+            let (result, latency) = await cancelWhileRunning { started in
+                try await db.read { conn in
+                    started.yield()
+                    return try conn.fetchOne(Int.self, sql: Self.longQuery)
+                }
+            }
+            #expect(isCancellation(result), "\(result)")
+            #expect(latency < .milliseconds(100), "the read ended \(latency) after the cancel")
+            // The next queries work, on every reader.
+            for _ in 0..<4 {
+                #expect(try await db.fetchOne(Int.self, sql: "SELECT 42") == 42)
+            }
+            try await db.insert(Item(id: nil, n: 1))
+            #expect(try await db.count(Item.self) == 1)
+        }
+    }
+
+    @Test func cancellingAQueryOnAnInMemoryDatabaseEndsItQuickly() async throws {
+        let db = try Database.inMemory()
+        let (result, latency) = await cancelWhileRunning { started in
+            try await db.read { conn in
+                started.yield()
+                return try conn.fetchOne(Int.self, sql: Self.longQuery)
+            }
+        }
+        #expect(isCancellation(result), "\(result)")
+        #expect(latency < .milliseconds(100), "the query ended \(latency) after the cancel")
+        #expect(try await db.fetchOne(Int.self, sql: "SELECT 42") == 42)
+        try await db.close()
+    }
+
+    @Test func aCancelledWriteIsRolledBack() async throws {
+        try await DatabaseTestSupport.withDatabase { db in
+            try await db.createTable(for: Item.self)
+            try await db.insert(Item(id: nil, n: 0))
+            let (result, latency) = await cancelWhileRunning { started in
+                try await db.write { conn in
+                    try conn.insert(contentsOf: (1...100).map { Item(id: nil, n: $0) })
+                    started.yield()
+                    try conn.execute(Self.longInsert)
+                }
+            }
+            #expect(isCancellation(result), "\(result)")
+            #expect(latency < .milliseconds(100), "the write ended \(latency) after the cancel")
+            #expect(try await db.count(Item.self) == 1)
+            let inTransaction = try await db.writeWithoutTransaction { conn in conn.isInTransaction }
+            #expect(!inTransaction)
+            try await db.insert(Item(id: nil, n: 2))
+            #expect(try await db.fetchAll(Item.self, orderBy: "id").map(\.n) == [0, 2])
+        }
+    }
+
+    @Test func aWriteCancelledBetweenStatementsIsRolledBack() async throws {
+        try await DatabaseTestSupport.withDatabase { db in
+            try await db.createTable(for: Item.self)
+            let (started, startedSignal) = AsyncStream.makeStream(of: Void.self)
+            let proceed = DispatchSemaphore(value: 0)
+            let write = Task {
+                try await db.write { conn in
+                    try conn.insert(Item(id: nil, n: 1))
+                    startedSignal.yield()
+                    // No statement runs while the cancel arrives: nothing for SQLite to interrupt.
+                    _ = proceed.wait(timeout: .now() + 10)
+                    try conn.insert(Item(id: nil, n: 2))
+                }
+            }
+            for await _ in started { break }
+            write.cancel()
+            proceed.signal()
+            let result = await write.result
+            #expect(isCancellation(result), "\(result)")
+            #expect(try await db.count(Item.self) == 0)
+        }
+    }
+
+    @Test func aTaskCancelledBeforeItStartsRunsNothing() async throws {
+        try await DatabaseTestSupport.withDatabase { db in
+            try await db.createTable(for: Item.self)
+            let (go, goSignal) = AsyncStream.makeStream(of: Void.self)
+            let task = Task {
+                for await _ in go { break }
+                var outcomes: [Bool] = []
+                for operation in 0..<4 {
+                    do {
+                        switch operation {
+                        case 0: try await db.write { conn in try conn.insert(Item(id: nil, n: 1)) }
+                        case 1: try await db.writeWithoutTransaction { conn in try conn.insert(Item(id: nil, n: 2)) }
+                        case 2: _ = try await db.read { conn in try conn.count(Item.self) }
+                        default: try await db.insert(Item(id: nil, n: 3))
+                        }
+                        outcomes.append(false)
+                    } catch {
+                        outcomes.append(error is CancellationError)
+                    }
+                }
+                return outcomes
+            }
+            task.cancel()
+            goSignal.yield()
+            #expect(await task.value == [true, true, true, true])
+            #expect(try await db.count(Item.self) == 0)
+        }
+    }
+
+    @Test func anInterruptNeverReachesTheNextJob() async throws {
+        // Tasks cancelled at random moments, around a task whose writes and reads are never cancelled:
+        // an interrupt aimed at a cancelled job must not fail one of the others.
+        try await DatabaseTestSupport.withDatabase(options: Database.Options(readerCount: 1)) { db in
+            try await db.createTable(for: Item.self)
+            let steady = Task {
+                for n in 0..<300 {
+                    try await db.insert(Item(id: nil, n: n))
+                    _ = try await db.count(Item.self)
+                }
+            }
+            var cancelled = 0
+            for round in 0..<300 {
+                let victim = Task {
+                    if round.isMultiple(of: 2) {
+                        try await db.write { conn in
+                            try conn.insert(Item(id: nil, n: -1))
+                            _ = try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM items")
+                        }
+                    } else {
+                        _ = try await db.read { conn in try conn.fetchAll(Item.self, sql: "SELECT * FROM items") }
+                    }
+                }
+                if round % 3 != 0 {
+                    await Task.yield()
+                }
+                victim.cancel()
+                if case .failure(let error) = await victim.result {
+                    #expect(error is CancellationError, "\(error)")
+                    cancelled += 1
+                }
+            }
+            try await steady.value
+            #expect(try await db.count(Item.self, where: "n >= \(0)") == 300)
+            let inTransaction = try await db.writeWithoutTransaction { conn in conn.isInTransaction }
+            #expect(!inTransaction)
+            #expect(cancelled > 0)
+        }
+    }
+}
