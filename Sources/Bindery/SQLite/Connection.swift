@@ -63,7 +63,7 @@ public final class Connection {
     public private(set) var isClosed = false
     /// Per-connection state kept by the layers above (record SQL, coding options), by type.
     private var extensions: [ObjectIdentifier: AnyObject] = [:]
-    private var savepointCounter = 0
+    private var savepointDepth = 0
 
     /// Opens (and creates, unless read-only) the database file at `path`.
     ///
@@ -353,7 +353,7 @@ public final class Connection {
         if isInTransaction {
             return try savepoint(body)
         }
-        try execute(script: "BEGIN \(kind.rawValue) TRANSACTION")
+        try runCached("BEGIN \(kind.rawValue) TRANSACTION")
         let result: T
         do {
             result = try body(self)
@@ -365,7 +365,7 @@ public final class Connection {
             throw Connection.rolledBackBySQLite
         }
         do {
-            try execute(script: "COMMIT TRANSACTION")
+            try runCached("COMMIT TRANSACTION")
         } catch {
             rollbackQuietly()
             throw error
@@ -374,20 +374,23 @@ public final class Connection {
     }
 
     private func savepoint<T>(_ body: (Connection) throws -> T) throws -> T {
-        savepointCounter += 1
-        let name = "bindery_savepoint_\(savepointCounter)"
-        try execute(script: "SAVEPOINT \(name)")
+        // Named by depth, so that each level's statements are prepared once and cached.
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        let name = "bindery_savepoint_\(savepointDepth)"
+        try runCached("SAVEPOINT \(name)")
         do {
             let result = try body(self)
             guard isInTransaction else {
                 throw Connection.rolledBackBySQLite
             }
-            try execute(script: "RELEASE SAVEPOINT \(name)")
+            try runCached("RELEASE SAVEPOINT \(name)")
             return result
         } catch {
             // An error such as SQLITE_FULL may have rolled the whole transaction back already.
             if isInTransaction {
-                try? execute(script: "ROLLBACK TRANSACTION TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)")
+                try? runCached("ROLLBACK TRANSACTION TO SAVEPOINT \(name)")
+                try? runCached("RELEASE SAVEPOINT \(name)")
             }
             throw error
         }
@@ -401,9 +404,15 @@ public final class Connection {
         message: "the transaction was rolled back by SQLite before it could commit (ON CONFLICT ROLLBACK, "
             + "RAISE(ROLLBACK), or an error caught inside the transaction); nothing was committed")
 
+    /// Runs a statement without arguments through the statement cache (transaction control, which
+    /// runs on every write).
+    func runCached(_ sql: String) throws {
+        try withStatement(sql) { try $0.run() }
+    }
+
     /// Rolls the open transaction back, if SQLite has not done so already.
     func rollbackQuietly() {
         guard !isClosed, isInTransaction else { return }
-        try? execute(script: "ROLLBACK TRANSACTION")
+        try? runCached("ROLLBACK TRANSACTION")
     }
 }
