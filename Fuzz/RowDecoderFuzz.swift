@@ -105,7 +105,9 @@ private let declaredTypes = ["", "INTEGER", "REAL", "TEXT", "BLOB", "NUMERIC", "
 
 /// Coding options picked by the fuzzer.
 private func options(_ pick: UInt8) -> CodingOptions {
-    let dates: [CodingOptions.DateStrategy] = [.sqliteText, .unixSeconds, .unixSecondsInteger, .unixMilliseconds, .julianDay]
+    let dates: [CodingOptions.DateStrategy] = [
+        .sqliteText, .unixSeconds, .unixSecondsInteger, .unixMilliseconds, .julianDay,
+    ]
     var options = CodingOptions()
     options.dateStrategy = dates[Int(pick) % dates.count]
     options.uuidStrategy = pick & 0x10 == 0 ? .lowercaseText : .blob
@@ -113,11 +115,21 @@ private func options(_ pick: UInt8) -> CodingOptions {
     return options
 }
 
+/// One connection for every input (opening one per input costs more than the rest of the work):
+/// libFuzzer calls the target on one thread, and each input drops what the previous one made.
+nonisolated(unsafe) private let sharedConnection: Connection? = {
+    guard let conn = try? Connection.inMemory() else { return nil }
+    harden(conn)
+    return conn
+}()
+
+/// The libFuzzer entry point: one input builds a table of random values and decodes it every way.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func rowDecoderFuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
-    guard let conn = try? Connection.inMemory() else { return 0 }
-    harden(conn)
+    guard let conn = sharedConnection else { return 0 }
+    // Each input starts from the same state: no table, no prepared statement, its own options.
+    try? conn.execute(script: "DROP TABLE IF EXISTS t")
     conn.codingOptions = options(input.byte())
     let definitions = columns.map { "\($0) \(declaredTypes[input.choice(declaredTypes.count)])" }
     guard (try? conn.execute(script: "CREATE TABLE t(\(definitions.joined(separator: ", ")))")) != nil else {
@@ -134,16 +146,18 @@ public func rowDecoderFuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         }
         try? conn.execute("INSERT INTO t VALUES (\(placeholders.joined(separator: ", ")))", arguments: values)
     }
-    decodeEverything(conn, singleColumn: columns[input.choice(columns.count)])
+    // Which read paths this input takes, one bit each (all of them for 0).
+    let selection = input.byte()
+    decode(conn, singleColumn: columns[input.choice(columns.count)], paths: selection == 0 ? 0xFF : selection)
     return 0
 }
 
-private func decodeEverything(_ conn: Connection, singleColumn column: String) {
+private func decode(_ conn: Connection, singleColumn column: String, paths: UInt8) {
     let stored = (try? conn.rows("SELECT * FROM t ORDER BY rowid", arguments: [])) ?? []
     let sql: SQL = "SELECT * FROM t ORDER BY rowid"
 
     // Integers are exact or refused, never truncated or rounded.
-    if let rows = try? conn.fetchAll(Widths.self, sql: sql) {
+    if paths & 1 != 0, let rows = try? conn.fetchAll(Widths.self, sql: sql) {
         require(rows.count == stored.count, "\(rows.count) rows decoded from \(stored.count)")
         for (decoded, row) in zip(rows, stored) {
             for (index, value) in decoded.asInt64.enumerated() {
@@ -152,7 +166,8 @@ private func decodeEverything(_ conn: Connection, singleColumn column: String) {
                 case .integer(let integer)?:
                     require(value == integer, "column \(index): \(String(describing: value)) from \(integer)")
                 case .real(let real)?:
-                    require(value.map(Double.init) == real, "column \(index): \(String(describing: value)) from \(real)")
+                    require(
+                        value.map(Double.init) == real, "column \(index): \(String(describing: value)) from \(real)")
                 default:
                     require(false, "column \(index): an integer decoded from \(String(describing: found))")
                 }
@@ -160,7 +175,7 @@ private func decodeEverything(_ conn: Connection, singleColumn column: String) {
         }
     }
     // Text comes back as SQLite holds it.
-    if let rows = try? conn.fetchAll(Optionals.self, sql: sql) {
+    if paths & 2 != 0, let rows = try? conn.fetchAll(Optionals.self, sql: sql) {
         for (decoded, row) in zip(rows, stored) {
             if let text = decoded.c {
                 let found: SQLiteValue? = try? row[2]
@@ -168,13 +183,19 @@ private func decodeEverything(_ conn: Connection, singleColumn column: String) {
             }
         }
     }
-    _ = try? conn.fetchAll(Stamps.self, sql: sql)
-    _ = try? conn.fetchAll(Nested.self, sql: sql)
-    _ = try? conn.fetchAll(Containers.self, sql: sql)
-    _ = try? conn.fetchOne(Nested.self, sql: sql)
+    if paths & 4 != 0 {
+        _ = try? conn.fetchAll(Stamps.self, sql: sql)
+    }
+    if paths & 8 != 0 {
+        _ = try? conn.fetchAll(Nested.self, sql: sql)
+        _ = try? conn.fetchOne(Nested.self, sql: sql)
+    }
+    if paths & 16 != 0 {
+        _ = try? conn.fetchAll(Containers.self, sql: sql)
+    }
 
     // Single values from the first column.
-    do {
+    if paths & 32 != 0 {
         let single: SQL = "SELECT \(identifier: column) FROM t"
         _ = try? conn.fetchAll(Int8.self, sql: single)
         _ = try? conn.fetchAll(UInt64.self, sql: single)
@@ -191,12 +212,12 @@ private func decodeEverything(_ conn: Connection, singleColumn column: String) {
     }
 
     // A cursor, one row at a time.
-    if let cursor = try? conn.fetchCursor(Stamps.self, sql: sql) {
+    if paths & 64 != 0, let cursor = try? conn.fetchCursor(Stamps.self, sql: sql) {
         while (try? cursor.next()) != nil {}
     }
 
     // Typed access to copied rows, by index and by name.
-    for row in stored {
+    for row in stored where paths & 128 != 0 {
         for (index, name) in columns.enumerated() {
             _ = try? row[index] as Int
             _ = try? row[name] as Int64?

@@ -29,9 +29,13 @@ private func anyValue(_ input: inout FuzzInput) -> any Encodable & Sendable {
     case 6: return input.string()
     case 7: return Data(input.rawBytes())
     case 8: return Date(timeIntervalSince1970: input.double())
-    case 9: return UUID(uuid: (input.byte(), input.byte(), input.byte(), input.byte(), input.byte(), input.byte(),
-        input.byte(), input.byte(), input.byte(), input.byte(), input.byte(), input.byte(), input.byte(),
-        input.byte(), input.byte(), input.byte()))
+    case 9:
+        return UUID(
+            uuid: (
+                input.byte(), input.byte(), input.byte(), input.byte(), input.byte(), input.byte(),
+                input.byte(), input.byte(), input.byte(), input.byte(), input.byte(), input.byte(), input.byte(),
+                input.byte(), input.byte(), input.byte()
+            ))
     case 10: return input.bool()
     case 11: return [input.string(), input.string()]
     case 12: return [Color.red, Color.blue][input.choice(2)]
@@ -48,6 +52,7 @@ private func folded(_ name: String) -> String {
     String(decoding: name.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
 }
 
+/// The libFuzzer entry point: one input names a table, binds values into it and runs raw text.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func sqlFuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
@@ -144,7 +149,9 @@ private func runRaw(_ conn: Connection, table: String, column: String, _ input: 
             let fragment: SQL = "SELECT \(identifier: column), \(anyValue(&input))"
             _ = try? conn.rows(fragment + " FROM \(identifier: table) " + SQL(text: raw, values: values))
         case 5:
-            let names = Dictionary(values.indices.map { ("\(input.string())", SQLiteValue.integer(Int64($0))) }) { a, _ in a }
+            let names = Dictionary(values.indices.map { ("\(input.string())", SQLiteValue.integer(Int64($0))) }) {
+                a, _ in a
+            }
             try? conn.execute(raw, arguments: names)
         default:
             if let cursor = try? conn.fetchCursor(SQLiteValue.self, sql: SQL(text: raw, values: values)) {

@@ -10,6 +10,7 @@ import Foundation
 /// SQLite's date functions, the reference. Used by one thread: libFuzzer calls the target serially.
 nonisolated(unsafe) private let reference = try? Connection.inMemory()
 
+/// The libFuzzer entry point: one input is the text to parse.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func sqliteDateFuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: size > 0 ? data : nil, count: size > 0 ? size : 0)

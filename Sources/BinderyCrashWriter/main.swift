@@ -62,7 +62,8 @@ func write(path: String) async throws {
         throw Failure(description: "expected WAL mode with synchronous=NORMAL (1), got \(mode), \(synchronous)")
     }
     try await db.write { conn in try conn.execute(script: schema) }
-    var n = try await db.read { conn in try conn.fetchOne(Int64.self, sql: "SELECT coalesce(max(txn), 0) FROM log") } ?? 0
+    var n =
+        try await db.read { conn in try conn.fetchOne(Int64.self, sql: "SELECT coalesce(max(txn), 0) FROM log") } ?? 0
     while true {
         n += 1
         let txn = n

@@ -171,7 +171,8 @@ import Testing
                 #expect(!problems.isEmpty)
                 #expect(problems.count <= 100)
                 #expect(problems.allSatisfy { !$0.contains("\n") && !$0.hasPrefix("***") })
-                #expect(smashed.contains { page in problems.contains { $0.hasPrefix("Page \(page): ") } }, "\(problems)")
+                #expect(
+                    smashed.contains { page in problems.contains { $0.hasPrefix("Page \(page): ") } }, "\(problems)")
                 try await db.close()
             } catch {
                 try? await db.close()
@@ -230,14 +231,19 @@ import Testing
                 defer { try? FileManager.default.removeItem(atPath: path) }
                 for _ in 0..<Int.random(in: 1...6, using: &generator) {
                     let page = targets.randomElement(using: &generator) ?? 1
-                    let offset = (page - 1) * pageSize + Int.random(in: 0..<pageSize, using: &generator)
-                    let bytes = (0..<Int.random(in: 1...8, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                    // Half the time in the page's structure (header, cell pointers), else anywhere.
+                    let structure = Bool.random(using: &generator)
+                    let within = Int.random(in: 0..<(structure ? 48 : pageSize), using: &generator)
+                    let offset = (page - 1) * pageSize + (page == 1 && structure ? 100 : 0) + within
+                    let bytes = (0..<Int.random(in: 1...8, using: &generator)).map { _ in
+                        UInt8.random(in: 0...255, using: &generator)
+                    }
                     try Support.overwrite(path, at: offset, with: bytes)
                 }
                 for (name, operation) in operations {
                     do {
-                        try operation(path)
-                        outcomes["\(name): ok", default: 0] += 1
+                        let problems = try operation(path)
+                        outcomes["\(name): \(problems ? "returned, damage reported" : "returned")", default: 0] += 1
                     } catch let error as SQLiteError {
                         #expect(
                             [.corrupt, .notADatabase].contains(error.code),
@@ -248,35 +254,54 @@ import Testing
                     }
                 }
             }
-            print("OUTCOMES", outcomes.sorted { $0.key < $1.key })
-            // The damage was real: some operations failed.
-            #expect(outcomes.keys.contains { !$0.hasSuffix(": ok") }, "\(outcomes)")
+            // The damage was real: some operations failed, and some integrity checks reported it.
+            #expect(
+                outcomes.keys.contains { $0.hasSuffix("malformed") || $0.hasSuffix("not a database") }, "\(outcomes)")
+            #expect(outcomes["integrity check: returned, damage reported", default: 0] > 0, "\(outcomes)")
         }
     }
 
-    /// What `randomDamageNeverCrashes` runs on each damaged file, each on a connection of its own.
-    private var operations: [(String, (String) throws -> Void)] {
+    /// What `randomDamageNeverCrashes` runs on each damaged file, each on a connection of its own;
+    /// each returns whether it found damage.
+    private var operations: [(String, (String) throws -> Bool)] {
         [
-            ("open", { path in try Connection(path: path).close() }),
-            ("read", { path in
-                let conn = try Connection(path: path)
-                defer { conn.close() }
-                _ = try conn.fetchAll(Order.self, sql: "SELECT * FROM Orders")
-                _ = try conn.rows("SELECT * FROM Categories")
-            }),
-            ("write", { path in
-                let conn = try Connection(path: path)
-                defer { conn.close() }
-                try conn.transaction(.immediate) { conn in
-                    try conn.execute("UPDATE Orders SET Freight = Freight + 1 WHERE OrderID % 7 = 0")
-                    try conn.execute("INSERT INTO Categories(CategoryName) VALUES (\("new"))")
+            (
+                "open",
+                { path in
+                    try Connection(path: path).close()
+                    return false
                 }
-            }),
-            ("integrity check", { path in
-                let conn = try Connection(path: path)
-                defer { conn.close() }
-                _ = try conn.integrityCheck()
-            }),
+            ),
+            (
+                "read",
+                { path in
+                    let conn = try Connection(path: path)
+                    defer { conn.close() }
+                    _ = try conn.fetchAll(Order.self, sql: "SELECT * FROM Orders")
+                    _ = try conn.rows("SELECT * FROM Categories")
+                    return false
+                }
+            ),
+            (
+                "write",
+                { path in
+                    let conn = try Connection(path: path)
+                    defer { conn.close() }
+                    try conn.transaction(.immediate) { conn in
+                        try conn.execute("UPDATE Orders SET Freight = Freight + 1 WHERE OrderID % 7 = 0")
+                        try conn.execute("INSERT INTO Categories(CategoryName) VALUES (\("new"))")
+                    }
+                    return false
+                }
+            ),
+            (
+                "integrity check",
+                { path in
+                    let conn = try Connection(path: path)
+                    defer { conn.close() }
+                    return try !conn.integrityCheck().isEmpty
+                }
+            ),
         ]
     }
 }

@@ -26,20 +26,37 @@ import Testing
         SELECT x FROM c
         """
 
+    /// When the statement stopped, set from inside the database closure as it exits.
+    private final class StopMark: @unchecked Sendable {
+        // @unchecked: `time` is only touched under `lock`.
+        private let lock = NSLock()
+        private var time: ContinuousClock.Instant?
+
+        func mark() {
+            lock.withLock { time = ContinuousClock.now }
+        }
+
+        var instant: ContinuousClock.Instant? {
+            lock.withLock { time }
+        }
+    }
+
     /// Starts `operation` in a task, waits until it signals that its statement is about to run, gives
     /// the statement a moment to get going, cancels the task, and returns how the task ended and how
-    /// long after the cancel it did.
+    /// long after the cancel the statement stopped (the closure marks `stop` as it exits, so the figure
+    /// does not include the time the awaiting task takes to be scheduled again on a busy machine).
     private func cancelWhileRunning<T: Sendable>(
-        _ operation: @escaping @Sendable (AsyncStream<Void>.Continuation) async throws -> T
+        _ operation: @escaping @Sendable (AsyncStream<Void>.Continuation, StopMark) async throws -> T
     ) async -> (result: Result<T, any Error>, latency: Duration) {
         let (started, startedSignal) = AsyncStream.makeStream(of: Void.self)
-        let task = Task { try await operation(startedSignal) }
+        let stop = StopMark()
+        let task = Task { try await operation(startedSignal, stop) }
         for await _ in started { break }
         try? await Task.sleep(for: .milliseconds(30))
         let cancelledAt = ContinuousClock.now
         task.cancel()
         let result = await task.result
-        let latency = ContinuousClock.now - cancelledAt
+        let latency = (stop.instant ?? ContinuousClock.now) - cancelledAt
         return (result, latency)
     }
 
@@ -56,9 +73,10 @@ import Testing
         try await DatabaseTestSupport.withDatabase(options: options) { db in
             #expect(db.hasReaders == onReader)
             try await db.createTable(for: Item.self)
-            let (result, latency) = await cancelWhileRunning { started in
+            let (result, latency) = await cancelWhileRunning { started, stop in
                 try await db.read { conn in
                     started.yield()
+                    defer { stop.mark() }
                     return try conn.fetchOne(Int.self, sql: Self.longQuery)
                 }
             }
@@ -75,9 +93,10 @@ import Testing
 
     @Test func cancellingAQueryOnAnInMemoryDatabaseEndsItQuickly() async throws {
         let db = try Database.inMemory()
-        let (result, latency) = await cancelWhileRunning { started in
+        let (result, latency) = await cancelWhileRunning { started, stop in
             try await db.read { conn in
                 started.yield()
+                defer { stop.mark() }
                 return try conn.fetchOne(Int.self, sql: Self.longQuery)
             }
         }
@@ -91,10 +110,11 @@ import Testing
         try await DatabaseTestSupport.withDatabase { db in
             try await db.createTable(for: Item.self)
             try await db.insert(Item(id: nil, n: 0))
-            let (result, latency) = await cancelWhileRunning { started in
+            let (result, latency) = await cancelWhileRunning { started, stop in
                 try await db.write { conn in
                     try conn.insert(contentsOf: (1...100).map { Item(id: nil, n: $0) })
                     started.yield()
+                    defer { stop.mark() }
                     try conn.execute(Self.longInsert)
                 }
             }

@@ -78,7 +78,9 @@ import Testing
             let inserted = try await db.insert(contentsOf: entries(30, size: 1000, fill: 9))
             #expect(inserted == 30)
             #expect(try await db.count(Entry.self) == 40)
-            let notes = try await db.read { conn in try conn.fetchAll(String.self, sql: "SELECT note FROM other ORDER BY id") }
+            let notes = try await db.read { conn in
+                try conn.fetchAll(String.self, sql: "SELECT note FROM other ORDER BY id")
+            }
             #expect(notes == ["kept", "also kept"])
             #expect(try await db.integrityCheck() == [])
 
@@ -138,7 +140,9 @@ import Testing
             } catch {
                 threw = true
             }
-            let notes = try await db.read { conn in try conn.fetchAll(String.self, sql: "SELECT note FROM other ORDER BY id") }
+            let notes = try await db.read { conn in
+                try conn.fetchAll(String.self, sql: "SELECT note FROM other ORDER BY id")
+            }
             if threw {
                 #expect(notes == ["kept", "also kept"], "the write threw, yet part of it was committed")
             } else {

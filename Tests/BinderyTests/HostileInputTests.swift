@@ -105,7 +105,9 @@ import Testing
             // What SQLite holds is the text itself, every byte of it.
             let bytes = try conn.fetchOne(Data.self, sql: "SELECT CAST(text AS BLOB) FROM notes WHERE id = \(saved.id)")
             #expect(bytes ?? Data() == Data(text.utf8), "\(text.debugDescription)")
-            #expect(try conn.fetchOne(Int.self, sql: "SELECT length(CAST(text AS BLOB)) FROM notes WHERE id = \(saved.id)") == text.utf8.count)
+            #expect(
+                try conn.fetchOne(Int.self, sql: "SELECT length(CAST(text AS BLOB)) FROM notes WHERE id = \(saved.id)")
+                    == text.utf8.count)
         }
         #expect(try conn.count(Note.self) == Self.hostileTexts.count)
         #expect(try bystanderChecksum(conn, except: Note.tableName) == before)
@@ -115,7 +117,8 @@ import Testing
         let conn = try connectionWithBystander()
         let before = try bystanderChecksum(conn, except: Weird.tableName)
         try conn.createTable(for: Weird.self)
-        let tables = try conn.fetchAll(String.self, sql: "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+        let tables = try conn.fetchAll(
+            String.self, sql: "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
         #expect(tables == ["bystander", Weird.tableName])
         let columns = try conn.fetchAll(String.self, sql: "SELECT name FROM pragma_table_info(\(Weird.tableName))")
         #expect(columns == ["id", "it's \"quoted\"", "a;b", "--c", "d e /* f"])
@@ -199,7 +202,9 @@ import Testing
             let text = String(repeating: "é'\";--\0x", count: megabytes / 9 + 1)  // 9 bytes each
             var random = Support.SeededGenerator(state: 10)
             let blob = Data((0..<megabytes).map { _ in UInt8.random(in: 0...255, using: &random) })
-            let list = (0..<10).map { String(repeating: Character(UnicodeScalar(UInt8(65 + $0))), count: megabytes / 10) }
+            let list = (0..<10).map {
+                String(repeating: Character(UnicodeScalar(UInt8(65 + $0))), count: megabytes / 10)
+            }
             let note = Note(id: nil, text: text, data: blob, tags: list, inner: Inner(text: text, list: []))
             #expect(text.utf8.count >= megabytes)
 

@@ -123,7 +123,7 @@ final class ValueEncoder {
             }
             return .text(text)
         case .unixSeconds:
-            return .real(date.timeIntervalSince1970)
+            return try encode(date.timeIntervalSince1970, codingPath: codingPath)
         case .unixSecondsInteger:
             let seconds = date.timeIntervalSince1970
             guard let whole = Int64(exactly: seconds) else {
@@ -144,7 +144,7 @@ final class ValueEncoder {
             }
             return .integer(whole)
         case .julianDay:
-            return .real(SQLiteDate.julianDay(from: date))
+            return try encode(SQLiteDate.julianDay(from: date), codingPath: codingPath)
         case .custom(let encode, _):
             return try encode(date)
         }

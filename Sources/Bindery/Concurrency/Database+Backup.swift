@@ -15,17 +15,23 @@ extension Database {
     ///
     /// - **WAL mode with reader connections** (a file database, by default): the backup runs on a
     ///   reader connection inside one read transaction, so every step reads the same snapshot: the
-    ///   copy is the database as it was when the backup started, with every transaction committed
-    ///   before the call and none that commits during it. Writes go on meanwhile on the writer
+    ///   copy is the database as it was when the backup got its reader and began, with every
+    ///   transaction committed before the call and none that commits while it copies (when every
+    ///   reader is busy, it waits for one, as a read does). Writes go on meanwhile on the writer
     ///   connection and never hold the copy up; they cannot restart it either (SQLite restarts a
     ///   backup when its source changes under it, which a pinned snapshot never does). The actor is
     ///   not blocked at all; the backup holds one reader until it is done.
-    /// - **Without readers** (an in-memory database, `readerCount` 0, another journal mode): each
-    ///   step is a job of its own on the writer connection, and writes run between the steps.
-    ///   Because they go through the very connection the backup reads, SQLite carries each one into
-    ///   the pages already copied instead of starting over, so the copy is the database as it was
-    ///   after the last step: every transaction committed before the call, and those committed while
-    ///   it ran.
+    /// - **A file database without readers** (`readerCount` 0, another journal mode): each step is a
+    ///   job of its own on the writer connection, and writes run between the steps. Because they go
+    ///   through the very connection the backup reads, SQLite carries each one into the pages already
+    ///   copied instead of starting over, so the copy is the database as it was after the last step:
+    ///   every transaction committed before the call, and those committed while it ran. (Writes that
+    ///   add pages faster than the steps copy them hold the copy up until they pause; a write by
+    ///   another process makes SQLite start the copy over.)
+    /// - **An in-memory database**: SQLite starts a backup of an in-memory database over at every
+    ///   commit, so a copy stepped between writes might never finish. The steps run in one job on the
+    ///   writer connection instead: writes wait for the copy, which runs at memory speed, and the
+    ///   copy is the database as it was when the backup began.
     ///
     /// `progress` gets the pages copied so far and the database's page count after each step, on the
     /// database's queue: keep it short. Values of `pagesPerStep` below 1 copy everything in one step.
@@ -37,6 +43,8 @@ extension Database {
     ) async throws {
         if hasReaders {
             try await backupOnReader(to: path, pagesPerStep: pagesPerStep, progress: progress)
+        } else if self.path == ":memory:" {
+            try await backupInOneWriterJob(to: path, pagesPerStep: pagesPerStep, progress: progress)
         } else {
             try await backupOnWriter(to: path, pagesPerStep: pagesPerStep, progress: progress)
         }
@@ -65,6 +73,21 @@ extension Database {
         let cancellation = BackupCancellation()
         try await withTaskCancellationHandler {
             try await read { conn in
+                try conn.backup(
+                    to: path, pagesPerStep: pagesPerStep, progress: progress, beforeStep: cancellation.check)
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+
+    /// Every step in one job on the writer connection, from one snapshot.
+    private nonisolated func backupInOneWriterJob(
+        to path: String, pagesPerStep: Int, progress: (@Sendable (Int, Int) -> Void)?
+    ) async throws {
+        let cancellation = BackupCancellation()
+        try await withTaskCancellationHandler {
+            try await writeWithoutTransaction { conn in
                 try conn.backup(
                     to: path, pagesPerStep: pagesPerStep, progress: progress, beforeStep: cancellation.check)
             }
@@ -102,22 +125,24 @@ extension Database {
 
 /// A backup stepped on the writer connection of a ``Database``, one job per step.
 private final class WriterBackup: @unchecked Sendable {
-    // @unchecked Sendable is safe: the properties are read and written only by `start`, `step` and
-    // `finish`, which run on the database's executor (inside writer jobs, or an actor-isolated method),
-    // one job at a time, in order; the executor's serial queue orders their memory accesses.
+    // @unchecked Sendable is safe: after `init`, the properties are read and written only by `start`,
+    // `step` and `finish`, which run on the database's executor (inside writer jobs, or an
+    // actor-isolated method), one job at a time, in order; the executor's serial queue orders their
+    // memory accesses.
     private let path: String
-    private var existed = false
+    /// Whether a file was at `path` before the backup: only a file the backup created is removed.
+    private let existed: Bool
     private var destination: Connection?
     private var backup: Backup?
-    private var failed = false
+    private var completed = false
 
     init(path: String) {
         self.path = path
+        self.existed = FileManager.default.fileExists(atPath: path)
     }
 
     /// Opens the destination and starts the backup from `source`, the writer connection.
     func start(from source: Connection) throws {
-        existed = FileManager.default.fileExists(atPath: path)
         let destination = try Connection(path: path, options: Connection.Options(foreignKeys: false))
         self.destination = destination
         backup = try Backup(from: source, to: destination)
@@ -128,37 +153,24 @@ private final class WriterBackup: @unchecked Sendable {
         guard let backup else {
             throw SQLiteError(code: .misuse, message: "the backup was not started")
         }
-        do {
-            let done = try backup.step(pages: Backup.stepSize(pagesPerStep))
-            progress?(backup.pageCount - backup.remaining, backup.pageCount)
-            return done
-        } catch {
-            failed = true
-            throw error
-        }
+        completed = try backup.step(pages: Backup.stepSize(pagesPerStep))
+        progress?(backup.pageCount - backup.remaining, backup.pageCount)
+        return completed
     }
 
-    /// Ends the backup and closes the destination; after a failure (or when the backup never
-    /// completed), removes a destination that did not exist before.
+    /// Ends the backup (SQLite rolls an incomplete copy back) and closes the destination; when the
+    /// copy did not complete, removes the destination file if the backup created it.
     func finish() throws {
+        let opened = destination != nil
         defer {
             destination?.close()
             destination = nil
             backup = nil
-        }
-        let complete = backup.map { $0.remaining == 0 && !failed } ?? false
-        do {
-            try backup?.finish()
-        } catch {
-            failed = true
-            throw error
-        }
-        if !complete {
-            destination?.close()
-            if !existed {
+            if opened, !completed, !existed {
                 BackupDestination.removeFiles(at: path)
             }
         }
+        try backup?.finish()
     }
 }
 

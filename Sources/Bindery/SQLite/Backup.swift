@@ -28,7 +28,8 @@ final class Backup {
         try destination.checkOpen()
         guard let handle = sqlite3_backup_init(destination.handle, "main", source.handle, "main") else {
             let code = sqlite3_errcode(destination.handle)
-            throw SQLiteError(database: destination.handle, resultCode: code == SQLITE_OK ? SQLITE_ERROR : code, sql: nil)
+            throw SQLiteError(
+                database: destination.handle, resultCode: code == SQLITE_OK ? SQLITE_ERROR : code, sql: nil)
         }
         self.handle = handle
         self.destination = destination
