@@ -7,19 +7,6 @@ struct Benchmark {
     /// Only comparisons whose name contains this text run (all when nil).
     var only: String?
 
-    /// The median time of `body` over ``runs`` runs, after one warm-up run, in seconds.
-    func median(_ body: () throws -> Void) rethrows -> Double {
-        try body()
-        var times: [Double] = []
-        for _ in 0..<runs {
-            let start = DispatchTime.now().uptimeNanoseconds
-            try body()
-            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-        }
-        times.sort()
-        return times[times.count / 2]
-    }
-
     /// Runs the two sides alternately and prints their medians and ratio; returns the ratio.
     @discardableResult
     func compare(
@@ -37,16 +24,7 @@ struct Benchmark {
             baseTimes.append(try Benchmark.time(baseline))
             binderyTimes.append(try Benchmark.time(bindery))
         }
-        baseTimes.sort()
-        binderyTimes.sort()
-        let base = baseTimes[baseTimes.count / 2]
-        let ours = binderyTimes[binderyTimes.count / 2]
-        let ratio = ours / base
-        let verdict = goal.map { ratio <= $0 ? "ok, goal ≤ \(format($0, 2))×" : "OVER goal ≤ \(format($0, 2))×" } ?? ""
-        print(
-            "\(name.padding(toLength: 52, withPad: " ", startingAt: 0)) \(baselineName) \(format(base * 1000, 2)) ms"
-                + "  Bindery \(format(ours * 1000, 2)) ms  ratio \(format(ratio, 2))×  \(verdict)")
-        return ratio
+        return report(name, goal: goal, baselineName: baselineName, binderyName: "Bindery", baseTimes, binderyTimes)
     }
 
     /// The same as ``compare(_:goal:baselineName:baseline:bindery:)`` for asynchronous work.
@@ -70,10 +48,17 @@ struct Benchmark {
             try await bindery()
             binderyTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         }
-        baseTimes.sort()
-        binderyTimes.sort()
-        let base = baseTimes[baseTimes.count / 2]
-        let ours = binderyTimes[binderyTimes.count / 2]
+        return report(
+            name, goal: goal, baselineName: baselineName, binderyName: binderyName, baseTimes, binderyTimes)
+    }
+
+    /// Prints the medians of both sides and their ratio; returns the ratio.
+    private func report(
+        _ name: String, goal: Double?, baselineName: String, binderyName: String, _ baseTimes: [Double],
+        _ binderyTimes: [Double]
+    ) -> Double {
+        let base = baseTimes.sorted()[baseTimes.count / 2]
+        let ours = binderyTimes.sorted()[binderyTimes.count / 2]
         let ratio = ours / base
         let verdict = goal.map { ratio <= $0 ? "ok, goal ≤ \(format($0, 2))×" : "OVER goal ≤ \(format($0, 2))×" } ?? ""
         print(
