@@ -63,15 +63,26 @@ import Testing
         return groups.count
     }
 
+    /// Waits until `condition` holds, for at most `seconds`; returns whether it held.
+    static func waitUntil(seconds: Double = 30, _ condition: () async -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while await !condition() {
+            guard Date() < deadline else { return false }
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+        return true
+    }
+
     /// The writes a test runs in the background, and what they committed.
     actor Writer {
         private(set) var committed = 0
         private var stopped = false
 
-        /// Writes transactions `from`, `from + 1` … until ``stop()``.
+        /// Writes transactions `from`, `from + 1` … until ``stop()`` (or 50,000 of them, so that a
+        /// test that fails before it stops the writer cannot fill the disk).
         func run(_ db: Database, from first: Int) async throws {
             var n = first
-            while !stopped {
+            while !stopped, n < first + 50_000 {
                 try await BackupTests.writeTransaction(db, n)
                 committed = n
                 n += 1
@@ -121,22 +132,29 @@ import Testing
             }
             let writer = Writer()
             let writing = Task { try await writer.run(db, from: 301) }
-            // Let the writer get going, then back up while it writes.
-            while await writer.committed < 320 {
-                try await Task.sleep(nanoseconds: 1_000_000)
-            }
             let copy = directory.appendingPathComponent("copy.sqlite").path
             let log = ProgressLog()
-            let before = await writer.committed
             let hasReaders = db.hasReaders
-            try await db.backup(to: copy, pagesPerStep: 2) { copied, total in
-                log.record(copied, total)
-                // Slow the copy down (on a reader) so that the writer commits meanwhile.
-                if hasReaders {
-                    Thread.sleep(forTimeInterval: 0.002)
+            let before: Int
+            let after: Int
+            do {
+                // Let the writer get going, then back up while it writes.
+                try #require(await Self.waitUntil { await writer.committed >= 320 })
+                before = await writer.committed
+                try await db.backup(to: copy, pagesPerStep: 2) { copied, total in
+                    log.record(copied, total)
+                    // Slow the copy down (on a reader) so that the writer commits meanwhile.
+                    if hasReaders {
+                        Thread.sleep(forTimeInterval: 0.002)
+                    }
                 }
+                after = await writer.committed
+            } catch {
+                await writer.stop()
+                _ = try? await writing.value
+                try? await db.close()
+                throw error
             }
-            let after = await writer.committed
             await writer.stop()
             try await writing.value
             try await db.close()
@@ -219,10 +237,9 @@ import Testing
                     Thread.sleep(forTimeInterval: 0.005)
                 }
             }
-            while log.all.count < 3 {
-                try await Task.sleep(nanoseconds: 1_000_000)
-            }
+            let started = try await Self.waitUntil { log.all.count >= 3 }
             backup.cancel()
+            try #require(started, "the backup did not get to its third step")
             await #expect(throws: CancellationError.self) { try await backup.value }
             #expect(log.all.last.map { $0.copied < $0.total } == true)
             #expect(!FileManager.default.fileExists(atPath: copy))
