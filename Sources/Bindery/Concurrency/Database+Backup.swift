@@ -42,9 +42,9 @@ extension Database {
         to path: String, pagesPerStep: Int = 100, progress: (@Sendable (Int, Int) -> Void)? = nil
     ) async throws {
         if hasReaders {
-            try await backupOnReader(to: path, pagesPerStep: pagesPerStep, progress: progress)
+            try await backupInOneJob(onReader: true, to: path, pagesPerStep: pagesPerStep, progress: progress)
         } else if self.path == ":memory:" {
-            try await backupInOneWriterJob(to: path, pagesPerStep: pagesPerStep, progress: progress)
+            try await backupInOneJob(onReader: false, to: path, pagesPerStep: pagesPerStep, progress: progress)
         } else {
             try await backupOnWriter(to: path, pagesPerStep: pagesPerStep, progress: progress)
         }
@@ -66,30 +66,20 @@ extension Database {
 
     // MARK: Backup strategies
 
-    /// The whole backup in one read on a reader connection, from one snapshot.
-    private nonisolated func backupOnReader(
-        to path: String, pagesPerStep: Int, progress: (@Sendable (Int, Int) -> Void)?
+    /// The whole backup in one job, from one snapshot: a read on a reader connection, or a job on the
+    /// writer connection (for an in-memory database, which SQLite would restart at every commit).
+    private nonisolated func backupInOneJob(
+        onReader: Bool, to path: String, pagesPerStep: Int, progress: (@Sendable (Int, Int) -> Void)?
     ) async throws {
         let cancellation = BackupCancellation()
-        try await withTaskCancellationHandler {
-            try await read { conn in
-                try conn.backup(
-                    to: path, pagesPerStep: pagesPerStep, progress: progress, beforeStep: cancellation.check)
-            }
-        } onCancel: {
-            cancellation.cancel()
+        let job: @Sendable (Connection) throws -> Void = { conn in
+            try conn.backup(to: path, pagesPerStep: pagesPerStep, progress: progress, beforeStep: cancellation.check)
         }
-    }
-
-    /// Every step in one job on the writer connection, from one snapshot.
-    private nonisolated func backupInOneWriterJob(
-        to path: String, pagesPerStep: Int, progress: (@Sendable (Int, Int) -> Void)?
-    ) async throws {
-        let cancellation = BackupCancellation()
         try await withTaskCancellationHandler {
-            try await writeWithoutTransaction { conn in
-                try conn.backup(
-                    to: path, pagesPerStep: pagesPerStep, progress: progress, beforeStep: cancellation.check)
+            if onReader {
+                try await read(job)
+            } else {
+                try await writeWithoutTransaction(job)
             }
         } onCancel: {
             cancellation.cancel()

@@ -91,30 +91,19 @@ final class ObservationRegistry: @unchecked Sendable {
     /// Tells the observations that a write committed changes to the tables of `changes`.
     func didCommit(_ changes: DatabaseRegion) {
         guard !changes.isEmpty else { return }
-        let triggers: [AsyncStream<Void>.Continuation] = lock.withLock {
-            var due: [AsyncStream<Void>.Continuation] = []
-            for (id, entry) in entries {
-                switch entry.phase {
-                case .scheduled:
-                    break
-                case .running:
-                    entries[id]?.changedDuringRun.formUnion(changes)
-                case .idle:
-                    if entry.region.map({ $0.intersects(changes) }) ?? true {
-                        entries[id]?.phase = .scheduled
-                        due.append(entry.trigger)
-                    }
-                }
-            }
-            return due
-        }
-        for trigger in triggers {
-            trigger.yield()
-        }
+        schedule(
+            running: { $0.changedDuringRun.formUnion(changes) },
+            idle: { entry in entry.region.map { $0.intersects(changes) } ?? true })
     }
 
     /// Makes every observation run its query again, whatever changed.
     func notifyAll() {
+        schedule(running: { $0.notifiedDuringRun = true }, idle: { _ in true })
+    }
+
+    /// Schedules the idle observations for which `idle` is true, lets `running` note the news on those
+    /// running now (they check it when their run ends), and wakes the scheduled ones outside the lock.
+    private func schedule(running: (inout Entry) -> Void, idle: (Entry) -> Bool) {
         let triggers: [AsyncStream<Void>.Continuation] = lock.withLock {
             var due: [AsyncStream<Void>.Continuation] = []
             for (id, entry) in entries {
@@ -122,10 +111,15 @@ final class ObservationRegistry: @unchecked Sendable {
                 case .scheduled:
                     break
                 case .running:
-                    entries[id]?.notifiedDuringRun = true
+                    if var updated = entries[id] {
+                        running(&updated)
+                        entries[id] = updated
+                    }
                 case .idle:
-                    entries[id]?.phase = .scheduled
-                    due.append(entry.trigger)
+                    if idle(entry) {
+                        entries[id]?.phase = .scheduled
+                        due.append(entry.trigger)
+                    }
                 }
             }
             return due
