@@ -4,13 +4,13 @@ import Foundation
 /// Reading one column of the current row as a Swift type, with errors that name the column, the SQL
 /// type found and the Swift type wanted.
 extension RowDecoder {
-    // The hot paths read a column through `sqlite3_column_value` and the `sqlite3_value_*` functions:
-    // one call into SQLite's API layer (and its mutex) instead of one per `sqlite3_column_*` call.
+    // The hot paths read a column's `sqlite3_value` from ``ColumnValues`` and use the `sqlite3_value_*`
+    // functions: no call into SQLite's API layer (and its mutex) per `sqlite3_column_*` call.
     // The value stays valid until the statement steps, and the decoder reads it at once.
 
     @inline(__always)
     func isNull(_ column: Int32) -> Bool {
-        sqlite3_value_type(sqlite3_column_value(handle, column)) == SQLITE_NULL
+        sqlite3_value_type(values.pointee.value(column)) == SQLITE_NULL
     }
 
     func int64<T>(_ column: Int32, as type: T.Type) throws -> Int64 {
@@ -29,7 +29,7 @@ extension RowDecoder {
 
     @inline(__always)
     func integer<T: FixedWidthInteger>(_ type: T.Type, _ column: Int32) throws -> T {
-        let value = sqlite3_column_value(handle, column)
+        let value = values.pointee.value(column)
         if sqlite3_value_type(value) == SQLITE_INTEGER, let integer = T(exactly: sqlite3_value_int64(value)) {
             return integer
         }
@@ -41,7 +41,7 @@ extension RowDecoder {
 
     @inline(__always)
     func double<T>(_ column: Int32, as type: T.Type) throws -> Double {
-        let value = sqlite3_column_value(handle, column)
+        let value = values.pointee.value(column)
         switch sqlite3_value_type(value) {
         case SQLITE_FLOAT: return sqlite3_value_double(value)
         case SQLITE_INTEGER: return Double(sqlite3_value_int64(value))
@@ -73,7 +73,7 @@ extension RowDecoder {
 
     @inline(__always)
     func string(_ column: Int32) throws -> String {
-        let value = sqlite3_column_value(handle, column)
+        let value = values.pointee.value(column)
         guard sqlite3_value_type(value) == SQLITE_TEXT else {
             throw mismatch(String.self, column: column, expected: "TEXT")
         }
@@ -91,7 +91,7 @@ extension RowDecoder {
     }
 
     func date(_ column: Int32) throws -> Date {
-        let value = sqlite3_column_value(handle, column)
+        let value = values.pointee.value(column)
         let type = sqlite3_value_type(value)
         if type == SQLITE_TEXT, usesTextDates, let text = sqlite3_value_text(value) {
             let count = Int(sqlite3_value_bytes(value))
@@ -106,7 +106,7 @@ extension RowDecoder {
         }
         switch type {
         case SQLITE_TEXT:
-            let value = sqlite3_column_value(handle, column)
+            let value = values.pointee.value(column)
             guard let text = sqlite3_value_text(value) else { break }
             let count = Int(sqlite3_value_bytes(value))
             if let date = SQLiteDate.date(fromUTF8: UnsafeBufferPointer(start: text, count: count)) {

@@ -34,6 +34,8 @@ final class RowDecoder: Decoder {
         var columns: [Int32] = []
     }
     private let order: UnsafeMutablePointer<KeyOrder>
+    /// The current row's values, behind a pointer for the same reason.
+    let values: UnsafeMutablePointer<ColumnValues>
     private var lookup: [String: (column: Int32, position: Int)] = [:]
     /// The keyed container of the first key type asked for, reused row after row.
     private var containerCache: AnyObject?
@@ -74,11 +76,15 @@ final class RowDecoder: Decoder {
         }
         self.order = .allocate(capacity: 1)
         self.order.initialize(to: KeyOrder())
+        self.values = .allocate(capacity: 1)
+        self.values.initialize(to: ColumnValues(handle: statement.handle, count: statement.columnCount))
     }
 
     deinit {
         order.deinitialize(count: 1)
         order.deallocate()
+        values.deinitialize(count: 1)
+        values.deallocate()
     }
 
     /// The decoder attached to `statement` for `T`, or a new one attached in its place.
@@ -104,6 +110,7 @@ final class RowDecoder: Decoder {
     /// Decodes a `T` from the current row, as a type of the given kind.
     func decodeRow<T: Decodable>(_ type: T.Type, kind: TopLevelKind) throws -> T {
         order.pointee.position = 0
+        values.pointee.newRow()
         switch kind {
         case .record:
             return try T(from: self)
@@ -211,12 +218,19 @@ final class RowDecoder: Decoder {
         // The container holds no state of its own (it reads the decoder's), so the one made for the
         // first row serves every row: no allocation and no generic metadata look-up per row.
         if let cached = containerCache, cachedKeyType == ObjectIdentifier(Key.self) {
-            return unsafeDowncast(cached, to: KeyedContainerCache<Key>.self).container
+            return unsafeDowncast(cached, to: ContainerBox<KeyedDecodingContainer<Key>>.self).value()
         }
+        return makeContainer(keyedBy: Key.self)
+    }
+
+    /// A new keyed container, kept for the next rows when it is the first one. Out of line: the code
+    /// that makes a container needs its type's metadata, which would otherwise be looked up on every call.
+    @inline(never)
+    private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
         let tags = KeyTagTable.isTaggable(Key.self) && keyTags == nil ? KeyTagTable() : nil
         let container = KeyedDecodingContainer(RowKeyedDecodingContainer<Key>(decoder: self, tags: tags))
         if containerCache == nil {
-            containerCache = KeyedContainerCache(container)
+            containerCache = ContainerBox(container)
             cachedKeyType = ObjectIdentifier(Key.self)
             keyTags = tags
         }
@@ -317,14 +331,5 @@ extension Optional: DecodableOptional where Wrapped: Decodable {
     static func decodeTopLevel(from decoder: RowDecoder) throws -> Wrapped? {
         if decoder.columnCount > 0 && decoder.isNull(0) { return nil }
         return try decoder.decodeRow(Wrapped.self, kind: RowDecoder.topLevelKind(of: Wrapped.self))
-    }
-}
-
-/// Holds a keyed container so that it can be kept, type-erased, from one row to the next.
-final class KeyedContainerCache<Key: CodingKey> {
-    let container: KeyedDecodingContainer<Key>
-
-    init(_ container: KeyedDecodingContainer<Key>) {
-        self.container = container
     }
 }

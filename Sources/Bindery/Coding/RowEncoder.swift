@@ -80,12 +80,19 @@ final class RowEncoderCore: Encoder {
         // The container holds no state of its own, so the one made for the first value serves every
         // value: no allocation and no generic metadata look-up per row.
         if let cached = containerCache, cachedKeyType == ObjectIdentifier(Key.self) {
-            return unsafeDowncast(cached, to: KeyedEncodingContainerCache<Key>.self).container
+            return unsafeDowncast(cached, to: ContainerBox<KeyedEncodingContainer<Key>>.self).value()
         }
+        return makeContainer(keyedBy: Key.self)
+    }
+
+    /// A new keyed container, kept for the next rows when it is the first one. Out of line: the code
+    /// that makes a container needs its type's metadata, which would otherwise be looked up on every call.
+    @inline(never)
+    private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let tags = KeyTagTable.isTaggable(Key.self) && keyTags == nil ? KeyTagTable() : nil
         let container = KeyedEncodingContainer(RowKeyedEncodingContainer<Key>(core: self, tags: tags))
         if containerCache == nil {
-            containerCache = KeyedEncodingContainerCache(container)
+            containerCache = ContainerBox(container)
             cachedKeyType = ObjectIdentifier(Key.self)
             keyTags = tags
         }
@@ -131,14 +138,5 @@ extension ValueEncoder {
     static func isScalar<T>(_ type: T.Type) -> Bool {
         type == Date.self || type == UUID.self || type == URL.self || type == Decimal.self || type == Data.self
             || type == String.self
-    }
-}
-
-/// Holds a keyed encoding container so that it can be kept, type-erased, from one value to the next.
-final class KeyedEncodingContainerCache<Key: CodingKey> {
-    let container: KeyedEncodingContainer<Key>
-
-    init(_ container: KeyedEncodingContainer<Key>) {
-        self.container = container
     }
 }

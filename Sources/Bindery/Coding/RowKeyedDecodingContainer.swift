@@ -7,15 +7,15 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     // copies it on every call with a plain memory copy. It lives only inside the `init(from:)` call
     // that the decoder makes, and the decoder (which owns the tag table) outlives that call.
     private let decoderReference: Unmanaged<RowDecoder>
-    /// The statement handle, for the fast paths that read a column straight from SQLite.
-    private let handle: OpaquePointer
+    /// The row's values, for the fast paths that read a column straight from SQLite.
+    private let values: UnsafeMutablePointer<ColumnValues>
     /// Columns by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
     private let tags: UnsafeMutablePointer<Int32>?
     var codingPath: [any CodingKey] { [] }
 
     init(decoder: RowDecoder, tags: KeyTagTable?) {
         self.decoderReference = Unmanaged.passUnretained(decoder)
-        self.handle = decoder.handle
+        self.values = decoder.values
         self.tags = tags?.entries
     }
 
@@ -43,7 +43,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func value(_ key: Key) -> (column: Int32, value: OpaquePointer?) {
         let column = lookUp(key)
-        return (column, column >= 0 ? sqlite3_column_value(handle, column) : nil)
+        return (column, column >= 0 ? values.pointee.value(column) : nil)
     }
 
     /// An INTEGER column that fits in `T`, or nil for anything else (which the slow path explains).

@@ -1,0 +1,70 @@
+import CSQLite
+
+/// The values of the current row's columns, found with one call into SQLite per row.
+///
+/// `sqlite3_column_value` costs a trip through SQLite's API layer (its mutex and error bookkeeping)
+/// for every column. SQLite keeps a result row's values side by side, one `sqlite3_value` after the
+/// other (the registers that its `ResultRow` instruction hands out), so once the first column's value is
+/// known, the others are a multiplication away. The spacing is measured on the first row, and checked
+/// for every column there; when it does not hold (fewer than two columns, say) each value is asked
+/// for with `sqlite3_column_value`. The values are unprotected and valid until the statement steps.
+struct ColumnValues {
+    /// Marks a spacing not measured yet.
+    private static let unmeasured = -1
+    private let handle: OpaquePointer
+    private let count: Int32
+    /// Bytes from one column's value to the next, 0 when they are not evenly spaced.
+    private var stride = ColumnValues.unmeasured
+    /// The first column's value in the current row, nil until a value of the row is asked for.
+    private var first: UnsafeMutableRawPointer?
+
+    init(handle: OpaquePointer, count: Int32) {
+        self.handle = handle
+        self.count = count
+    }
+
+    /// Forgets the current row's values: call it before reading each row.
+    @inline(__always)
+    mutating func newRow() {
+        first = nil
+    }
+
+    /// The value of `column`, which must be a column of the row.
+    @inline(__always)
+    mutating func value(_ column: Int32) -> OpaquePointer? {
+        if let first {
+            return OpaquePointer(first + Int(column) &* stride)
+        }
+        return firstValue(column)
+    }
+
+    /// The value of `column` when the row's first value is not known yet: finds it, and the spacing on
+    /// the first row read.
+    @inline(never)
+    private mutating func firstValue(_ column: Int32) -> OpaquePointer? {
+        if stride == ColumnValues.unmeasured {
+            stride = measureStride()
+        }
+        guard stride > 0, let start = sqlite3_column_value(handle, 0) else {
+            return sqlite3_column_value(handle, column)
+        }
+        let base = UnsafeMutableRawPointer(start)
+        first = base
+        return OpaquePointer(base + Int(column) &* stride)
+    }
+
+    /// The spacing of the current row's values, or 0 when they are not evenly spaced.
+    private func measureStride() -> Int {
+        guard count >= 2, let start = sqlite3_column_value(handle, 0), let second = sqlite3_column_value(handle, 1)
+        else { return 0 }
+        let base = UnsafeMutableRawPointer(start)
+        let stride = UnsafeMutableRawPointer(second) - base
+        guard stride > 0 else { return 0 }
+        for column in 2..<count {
+            guard let value = sqlite3_column_value(handle, column),
+                UnsafeMutableRawPointer(value) == base + Int(column) * stride
+            else { return 0 }
+        }
+        return stride
+    }
+}
