@@ -6,6 +6,10 @@ import CSQLite
 /// same type find their slot by key tag (see ``KeyTagTable``) or, failing that, with one string
 /// comparison against the predicted slot. The values live behind a pointer so that writing one costs
 /// no exclusivity check.
+///
+/// A bulk insert can also aim the row at its statement (``bindDirectly(to:slots:startingAt:)``): each
+/// INTEGER or REAL value is then bound the moment it is encoded, and ``isBound(to:)`` says afterwards
+/// whether the row had the statement's shape, so that nothing is left to bind.
 final class EncodedRow {
     private struct Storage {
         var count = 0
@@ -18,6 +22,19 @@ final class EncodedRow {
         var generation: UInt64 = 1
         var keys: [String] = []
         var columns: [String] = []
+        /// The statement values are bound to as they are encoded, or nil.
+        var target: OpaquePointer?
+        /// Each slot's parameter in `target`, 0 for a slot that is not one of its columns.
+        var parameters: UnsafeMutablePointer<Int32>
+        /// How many slots are parameters of `target`.
+        var parameterCount = 0
+        /// How many parameters of `target` the current row has given a value.
+        var bound = 0
+        /// Whether a parameter of the current row holds TEXT or a BLOB, which is bound afterwards.
+        var deferred = false
+        /// Whether the current row does not have `target`'s shape (a NULL where it has a parameter,
+        /// a value where it has none, a slot encoded twice).
+        var offShape = false
     }
 
     private let storage: UnsafeMutablePointer<Storage>
@@ -28,14 +45,17 @@ final class EncodedRow {
         let capacity = 16
         let values = UnsafeMutablePointer<SQLiteValue>.allocate(capacity: capacity)
         let present = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
+        let parameters = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
         storage = .allocate(capacity: 1)
-        storage.initialize(to: Storage(capacity: capacity, values: values, present: present))
+        storage.initialize(
+            to: Storage(capacity: capacity, values: values, present: present, parameters: parameters))
     }
 
     deinit {
         storage.pointee.values.deinitialize(count: storage.pointee.count)
         storage.pointee.values.deallocate()
         storage.pointee.present.deallocate()
+        storage.pointee.parameters.deallocate()
         storage.deinitialize(count: 1)
         storage.deallocate()
     }
@@ -83,11 +103,17 @@ final class EncodedRow {
     func startRow() {
         storage.pointee.generation &+= 1
         storage.pointee.cursor = 0
+        storage.pointee.bound = 0
+        storage.pointee.deferred = false
+        storage.pointee.offShape = false
     }
 
     /// Stores `value` in `slot`.
     @inline(__always)
     func set(_ value: SQLiteValue, slot: Int) {
+        if let target = storage.pointee.target {
+            bindNow(value, slot: slot, to: target)
+        }
         storage.pointee.values[slot] = value
         storage.pointee.present[slot] = storage.pointee.generation
         storage.pointee.cursor = slot + 1
@@ -123,12 +149,17 @@ final class EncodedRow {
             let present = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
             present.moveInitialize(from: storage.pointee.present, count: count)
             storage.pointee.present.deallocate()
+            let parameters = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+            parameters.moveInitialize(from: storage.pointee.parameters, count: count)
+            storage.pointee.parameters.deallocate()
             storage.pointee.values = values
             storage.pointee.present = present
+            storage.pointee.parameters = parameters
             storage.pointee.capacity = capacity
         }
         (storage.pointee.values + count).initialize(to: .null)
         (storage.pointee.present + count).initialize(to: 0)
+        (storage.pointee.parameters + count).initialize(to: 0)
         storage.pointee.keys.append(key)
         storage.pointee.columns.append(options.columnName(forKey: key))
         storage.pointee.count = count + 1
@@ -191,5 +222,82 @@ final class EncodedRow {
             }
         }
         return index
+    }
+
+    // MARK: Binding as values are encoded
+
+    /// Binds `value`, just encoded for `slot`, to the target statement when it is an INTEGER or a REAL
+    /// in one of its columns, and keeps count of whether the row still has the statement's shape.
+    @inline(__always)
+    private func bindNow(_ value: SQLiteValue, slot: Int, to target: OpaquePointer) {
+        let parameter = storage.pointee.parameters[slot]
+        if storage.pointee.present[slot] == storage.pointee.generation {
+            storage.pointee.offShape = true  // encoded twice: the slow path binds the last value
+            return
+        }
+        let inShape: Bool
+        switch value {
+        case .integer(let int):
+            inShape = parameter > 0 && sqlite3_bind_int64(target, parameter, int) == SQLITE_OK
+        case .real(let double):
+            inShape = parameter > 0 && sqlite3_bind_double(target, parameter, double) == SQLITE_OK
+        case .null:
+            storage.pointee.offShape = storage.pointee.offShape || parameter > 0
+            return
+        case .text, .blob:
+            inShape = parameter > 0
+            storage.pointee.deferred = true
+        }
+        if inShape {
+            storage.pointee.bound += 1
+        } else {
+            storage.pointee.offShape = true
+        }
+    }
+
+    /// From the next row on, binds each INTEGER and REAL value to `statement` as it is encoded: the
+    /// slots marked in `slots` are its parameters, consecutive from `first`. The statement must stay
+    /// checked out until ``stopBinding()``.
+    func bindDirectly(to statement: Statement, slots: [Bool], startingAt first: Int32) {
+        var index = first
+        for slot in 0..<storage.pointee.count {
+            if slot < slots.count && slots[slot] {
+                storage.pointee.parameters[slot] = index
+                index += 1
+            } else {
+                storage.pointee.parameters[slot] = 0
+            }
+        }
+        storage.pointee.parameterCount = Int(index - first)
+        storage.pointee.target = statement.handle
+    }
+
+    /// Stops binding values as they are encoded.
+    func stopBinding() {
+        storage.pointee.target = nil
+    }
+
+    /// Whether the current row was bound to `statement` as it was encoded, every one of its parameters
+    /// and nothing else; TEXT and BLOB values still need ``bindDeferred(to:)``.
+    @inline(__always)
+    func isBound(to statement: Statement) -> Bool {
+        storage.pointee.target == statement.handle && !storage.pointee.offShape
+            && storage.pointee.bound == storage.pointee.parameterCount
+    }
+
+    /// Whether the current row holds TEXT or BLOB parameters, which ``bindDeferred(to:)`` binds.
+    @inline(__always)
+    var hasDeferredValues: Bool { storage.pointee.deferred }
+
+    /// Binds the TEXT and BLOB values of a row that ``isBound(to:)`` `statement`.
+    func bindDeferred(to statement: Statement) throws {
+        for slot in 0..<storage.pointee.count {
+            let parameter = storage.pointee.parameters[slot]
+            guard parameter > 0 else { continue }
+            switch storage.pointee.values[slot] {
+            case .text, .blob: try statement.bind(storage.pointee.values[slot], at: parameter)
+            case .integer, .real, .null: continue
+            }
+        }
     }
 }

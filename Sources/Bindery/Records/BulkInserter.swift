@@ -1,5 +1,6 @@
 /// Inserts records one after another with one statement re-bound for each, switching statements
-/// only when the set of non-NULL columns changes.
+/// only when the set of non-NULL columns changes. While the columns stay the same, the encoder binds
+/// each number to the statement as it encodes it (see ``EncodedRow/bindDirectly(to:slots:startingAt:)``).
 final class BulkInserter {
     private let connection: Connection
     private let state: RecordTypeState
@@ -20,14 +21,22 @@ final class BulkInserter {
         let encoder = state.encoder
         try encoder.encodeRow(record)
         let row = encoder.row
-        if statement == nil || !row.nonNullSlotsEqual(columns) {
-            finish()
-            columns = row.nonNullSlots
-            statement = try connection.checkOutStatement(
-                state.insert(columns: columns, policy: policy, returning: false))
+        if let statement, row.isBound(to: statement) {
+            if row.hasDeferredValues {
+                try row.bindDeferred(to: statement)
+            }
+        } else {
+            if statement == nil || !row.nonNullSlotsEqual(columns) {
+                finish()
+                columns = row.nonNullSlots
+                statement = try connection.checkOutStatement(
+                    state.insert(columns: columns, policy: policy, returning: false))
+            }
+            guard let statement else { return }
+            try connection.bindSlots(statement, row: row, slots: columns, startingAt: 1)
+            row.bindDirectly(to: statement, slots: columns, startingAt: 1)
         }
         guard let statement else { return }
-        try connection.bindSlots(statement, row: row, slots: columns, startingAt: 1)
         do {
             try statement.run()
         } catch let error as SQLiteError {
@@ -40,6 +49,7 @@ final class BulkInserter {
 
     /// Gives the statement back to the cache.
     func finish() {
+        state.encoder.row.stopBinding()
         if let statement {
             connection.release(statement)
             self.statement = nil
