@@ -160,7 +160,10 @@ import Testing
         #expect(sum == 1_000_000 * 1_000_001 / 2)
         #expect(lastText == "some text 1000000")
         if let start, let baseline = afterFirst100k, let end {
-            let limit = 8 * 1024 * 1024
+            // Resident memory is the whole process's, and other suites run at the same time, so the
+            // limit leaves them room: a cursor that kept as little as 32 bytes per row would still grow
+            // by 29 MB over the 900,000 rows after the first 100,000.
+            let limit = 24 * 1024 * 1024
             let growth = max(highest, end) - baseline
             #expect(growth < limit, "resident memory grew by \(growth) bytes after the first 100,000 rows")
             #expect(

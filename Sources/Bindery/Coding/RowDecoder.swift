@@ -266,6 +266,14 @@ final class RowDecoder: Decoder {
         if T.self == URL.self { return unsafeBitCast(try url(column), to: T.self) }
         if T.self == Decimal.self { return unsafeBitCast(try decimal(column), to: T.self) }
         if T.self == SQLiteValue.self { return unsafeBitCast(columnValue(column), to: T.self) }
+        return try decodeOtherValue(T.self, column: column)
+    }
+
+    /// Decodes an optional, a nested value or any other type without a conversion of its own. Kept out
+    /// of ``decodeValue(_:column:)``: the optional cast needs `Optional<T>`'s metadata, whose look-up
+    /// the compiler would otherwise make on every call, for dates and strings too.
+    @inline(never)
+    private func decodeOtherValue<T: Decodable>(_ type: T.Type, column: Int32) throws -> T {
         if let optional = T.self as? any DecodableOptional.Type {
             guard let value = try optional.decodeColumn(from: self, column: column) as? T else {
                 throw mismatch(T.self, column: column, expected: "\(T.self)")
