@@ -1,5 +1,6 @@
 import Bindery
 import Foundation
+import Synchronization
 
 // bindery-bench: Bindery beside hand-written C API loops doing the same work, in the same run.
 // Build and run in release mode:  swift run -c release bindery-bench [--runs N] [--northwind PATH]
@@ -32,8 +33,30 @@ do {
         print("skipping Northwind: no database at \(northwind) (pass --northwind PATH)")
     }
     try IntegerRecords.run(benchmark)
-    try await ConcurrentReads.run(benchmark)
+    try runAndWait { try await ConcurrentReads.run(benchmark) }
 } catch {
     print("bindery-bench failed: \(error)")
     exit(1)
+}
+
+/// Runs `body` on the concurrency runtime's threads and waits for it. The program itself stays
+/// synchronous: a top-level `await` would make it an asynchronous main, which valgrind cannot run.
+func runAndWait(_ body: @escaping @Sendable () async throws -> Void) throws {
+    final class Outcome: Sendable {
+        let failure = Mutex<(any Error)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+    }
+    let outcome = Outcome()
+    Task.detached {
+        do {
+            try await body()
+        } catch {
+            outcome.failure.withLock { $0 = error }
+        }
+        outcome.done.signal()
+    }
+    outcome.done.wait()
+    if let failure = outcome.failure.withLock({ $0 }) {
+        throw failure
+    }
 }
