@@ -109,19 +109,10 @@ import Testing
     /// alone), so the write must not commit half of the body: either it throws and nothing is
     /// kept, or all that the body did after the error is kept with all it did before.
     ///
-    /// Known issue: the statements the body runs after SQLite's rollback run in autocommit mode and
-    /// commit one by one, and the write then throws "the transaction was rolled back by SQLite …
-    /// nothing was committed" although the second UPDATE was. `Connection` should refuse statements
-    /// while its `transaction` believes a transaction is open and SQLite is in autocommit mode.
-    /// When that is fixed, this test reports that the known issue no longer occurs: remove the
-    /// `withKnownIssue` then.
+    /// The statements the body runs after SQLite's rollback would run in autocommit mode and commit
+    /// one by one: `Connection` refuses them while its `transaction` is open and SQLite is in
+    /// autocommit mode, and the write throws.
     @Test func aFullErrorCaughtInsideAWriteDoesNotCommitHalfOfIt() async throws {
-        await withKnownIssue("statements after SQLite's automatic rollback commit on their own") {
-            try await halfCommitScenario()
-        }
-    }
-
-    private func halfCommitScenario() async throws {
         try await Support.withDirectory { directory in
             let db = try await nearlyFullDatabase(in: directory)
             var threw = false

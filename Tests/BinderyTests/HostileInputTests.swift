@@ -141,18 +141,18 @@ import Testing
     @Test func aNULInATableNameOrColumnNameIsRefused() throws {
         let conn = try connectionWithBystander()
         let before = try Support.checksum(conn)
-        // SQLite reads SQL text up to its first NUL, so a quoted name holding one can only ever be an
-        // unterminated identifier: refused, never a different statement.
+        // SQLite reads SQL text up to its first NUL, so SQL text holding one is refused before
+        // SQLite sees it: never a shorter, different statement.
         let table = #expect(throws: SQLiteError.self) { try conn.createTable(for: NULTable.self) }
-        #expect(table?.code == .error)
-        #expect(table?.message.contains("unrecognized token") == true, "\(String(describing: table))")
+        #expect(table?.code == .misuse)
+        #expect(table?.message.contains("contains a NUL byte") == true, "\(String(describing: table))")
         #expect(throws: SQLiteError.self) { try conn.insert(NULTable(id: nil, value: 1)) }
         #expect(throws: SQLiteError.self) { try conn.execute("DELETE FROM \(identifier: "bystander\0")") }
         #expect(throws: SQLiteError.self) {
             try conn.execute("UPDATE bystander SET \(identifier: "name\0") = \("x")")
         }
         let key = #expect(throws: SQLiteError.self) { try conn.createTable(for: NULKey.self) }
-        #expect(key?.code == .error)
+        #expect(key?.code == .misuse)
         #expect(try Support.checksum(conn) == before)
     }
 

@@ -63,7 +63,9 @@ public final class Connection {
     public private(set) var isClosed = false
     /// Per-connection state kept by the layers above (record SQL, coding options), by type.
     private var extensions: [ObjectIdentifier: AnyObject] = [:]
-    private var savepointDepth = 0
+    /// How many ``transaction(_:_:)`` scopes (the transaction and its savepoints) are open; while it
+    /// is above 0, SQLite being in autocommit mode means SQLite rolled the transaction back under them.
+    private var transactionDepth = 0
 
     /// Opens (and creates, unless read-only) the database file at `path`.
     ///
@@ -146,6 +148,17 @@ public final class Connection {
         }
     }
 
+    /// Throws when the connection was closed, or when SQLite rolled back the transaction of an open
+    /// ``transaction(_:_:)`` scope (``rolledBackBySQLite``, with `sql`): a statement run then would
+    /// run in autocommit mode and commit on its own, apart from the rest of the transaction.
+    @inline(__always)
+    func checkUsable(sql: String?) throws {
+        try checkOpen()
+        if transactionDepth > 0, sqlite3_get_autocommit(handle) != 0 {
+            throw sql.map { Connection.rolledBackBySQLite.with(sql: $0) } ?? Connection.rolledBackBySQLite
+        }
+    }
+
     // MARK: State
 
     /// The rowid of the most recent successful INSERT on this connection.
@@ -203,8 +216,10 @@ public final class Connection {
     ///
     /// When SQLite reports `SQLITE_SCHEMA` (the schema changed under the statement), the cache is
     /// emptied and `body` runs once more with a freshly prepared statement.
+    ///
+    /// Inside a ``transaction(_:_:)`` that SQLite has rolled back, it throws ``rolledBackBySQLite``.
     func withStatement<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
-        try checkOpen()
+        try checkUsable(sql: sql)
         do {
             return try withCachedStatement(sql, body)
         } catch let error as SQLiteError where error.code == .schema {
@@ -221,7 +236,7 @@ public final class Connection {
 
     /// A statement for `sql` that the caller gives back with ``release(_:)`` (for cursors).
     func checkOutStatement(_ sql: String) throws -> Statement {
-        try checkOpen()
+        try checkUsable(sql: sql)
         return try statementCache.statement(for: sql)
     }
 
@@ -245,8 +260,12 @@ public final class Connection {
     ///     CREATE TABLE b(id INTEGER PRIMARY KEY, a_id INTEGER REFERENCES a(id));
     ///     """)
     /// ```
+    ///
+    /// SQL text holding a NUL byte throws ``SQLiteError/Code/misuse`` before anything runs: SQLite
+    /// would read it only up to the NUL. Text values holding NUL go in as bound arguments instead.
     public func execute(script: String) throws {
-        try checkOpen()
+        try checkUsable(sql: script)
+        try Statement.checkNoNUL(in: script)
         var failure: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, script, nil, nil, &failure)
         defer { sqlite3_free(failure) }
@@ -342,6 +361,12 @@ public final class Connection {
     /// Called inside another transaction, it becomes a `SAVEPOINT`: its changes roll back alone when
     /// its body throws, and commit with the outer transaction otherwise.
     ///
+    /// Some errors make SQLite roll the whole transaction back by itself (`SQLITE_FULL`,
+    /// `SQLITE_IOERR`, `SQLITE_NOMEM`, `SQLITE_INTERRUPT`, `ON CONFLICT ROLLBACK`, `RAISE(ROLLBACK)`).
+    /// When `body` catches such an error and goes on, every later statement on the connection throws
+    /// ``SQLiteError`` with code ``SQLiteError/Code/abort`` until the outermost `transaction` returns,
+    /// and that one throws too: nothing of the transaction is committed, not even its last statements.
+    ///
     /// ```swift
     /// try conn.transaction(.immediate) { conn in
     ///     try conn.execute("UPDATE accounts SET balance = balance - 10 WHERE id = ?", arguments: [1])
@@ -349,11 +374,13 @@ public final class Connection {
     /// }
     /// ```
     public func transaction<T>(_ kind: TransactionKind = .deferred, _ body: (Connection) throws -> T) throws -> T {
-        try checkOpen()
+        try checkUsable(sql: nil)
         if isInTransaction {
             return try savepoint(body)
         }
         try runCached("BEGIN \(kind.rawValue) TRANSACTION")
+        transactionDepth += 1
+        defer { transactionDepth -= 1 }
         let result: T
         do {
             result = try body(self)
@@ -375,10 +402,10 @@ public final class Connection {
 
     private func savepoint<T>(_ body: (Connection) throws -> T) throws -> T {
         // Named by depth, so that each level's statements are prepared once and cached.
-        savepointDepth += 1
-        defer { savepointDepth -= 1 }
-        let name = "bindery_savepoint_\(savepointDepth)"
+        let name = "bindery_savepoint_\(transactionDepth + 1)"
         try runCached("SAVEPOINT \(name)")
+        transactionDepth += 1
+        defer { transactionDepth -= 1 }
         do {
             let result = try body(self)
             guard isInTransaction else {
@@ -396,13 +423,16 @@ public final class Connection {
         }
     }
 
-    /// The error when a transaction's body returned but SQLite had already rolled the transaction back
-    /// (an `ON CONFLICT ROLLBACK`, a `RAISE(ROLLBACK)`, or an error the body caught): nothing was
-    /// committed, and saying so is better than a later "no transaction is active".
+    /// The error when SQLite rolled back a transaction that a ``transaction(_:_:)`` scope holds open
+    /// (an `ON CONFLICT ROLLBACK`, a `RAISE(ROLLBACK)`, or an error such as `SQLITE_FULL` that the body
+    /// caught): thrown by every statement the body runs afterwards, and by the transaction instead of
+    /// committing. Nothing was committed, and saying so is better than a later "no transaction is
+    /// active". Its extended code is `SQLITE_ABORT_ROLLBACK`.
     static let rolledBackBySQLite = SQLiteError(
-        code: .abort,
+        code: .abort, extendedCode: SQLITE_ABORT | (2 << 8),
         message: "the transaction was rolled back by SQLite before it could commit (ON CONFLICT ROLLBACK, "
-            + "RAISE(ROLLBACK), or an error caught inside the transaction); nothing was committed")
+            + "RAISE(ROLLBACK), or an error such as SQLITE_FULL caught inside the transaction); nothing was "
+            + "committed, and no statement runs until the transaction ends")
 
     /// Runs a statement without arguments through the statement cache (transaction control, which
     /// runs on every write).

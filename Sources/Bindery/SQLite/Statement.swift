@@ -28,8 +28,9 @@ final class Statement {
     /// Per-statement data that the layers above attach (a decoder's column look-up, say).
     var attachment: AnyObject?
 
-    /// Prepares `sql`, which must hold exactly one statement.
+    /// Prepares `sql`, which must hold exactly one statement and no NUL byte.
     init(database: OpaquePointer, sql: String, persistent: Bool) throws {
+        try Statement.checkNoNUL(in: sql)
         var statement: OpaquePointer?
         var hasMore = false
         let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
@@ -61,6 +62,19 @@ final class Statement {
         self.sql = sql
         self.isCached = persistent
         self.parameterCount = sqlite3_bind_parameter_count(statement)
+    }
+
+    /// Throws ``SQLiteError/Code/misuse`` when the SQL text `sql` holds a NUL byte: SQLite reads SQL
+    /// text only up to its first NUL, so the rest would be dropped without a word (the text of a
+    /// `\(raw:)` interpolation included). NUL bytes in bound values are fine.
+    static func checkNoNUL(in sql: String) throws {
+        guard let offset = sql.utf8.firstIndex(of: 0).map({ sql.utf8.distance(from: sql.utf8.startIndex, to: $0) })
+        else { return }
+        throw SQLiteError(
+            code: .misuse,
+            message: "the SQL text contains a NUL byte (at UTF-8 offset \(offset)), where SQLite would stop reading "
+                + "it; bind text that holds NUL as an argument instead",
+            sql: sql)
     }
 
     deinit {
