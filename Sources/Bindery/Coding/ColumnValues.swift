@@ -29,10 +29,12 @@ struct ColumnValues {
         first = nil
     }
 
-    /// The value of `column`, which must be a column of the row.
+    /// The value of `column`; a column outside the row gets SQLite's NULL value (and its range error).
     @inline(__always)
     mutating func value(_ column: Int32) -> OpaquePointer? {
-        if let first {
+        // One unsigned comparison keeps a column outside the row (a bug elsewhere) away from the
+        // arithmetic: `sqlite3_column_value` refuses it instead.
+        if let first, UInt32(bitPattern: column) < UInt32(bitPattern: count) {
             return OpaquePointer(first + Int(column) &* stride)
         }
         return firstValue(column)
@@ -45,7 +47,7 @@ struct ColumnValues {
         if stride == ColumnValues.unmeasured {
             stride = measureStride()
         }
-        guard stride > 0, let start = sqlite3_column_value(handle, 0) else {
+        guard stride > 0, column >= 0, column < count, let start = sqlite3_column_value(handle, 0) else {
             return sqlite3_column_value(handle, column)
         }
         let base = UnsafeMutableRawPointer(start)

@@ -89,7 +89,10 @@ final class RowEncoderCore: Encoder {
     /// that makes a container needs its type's metadata, which would otherwise be looked up on every call.
     @inline(never)
     private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        let tags = KeyTagTable.isTaggable(Key.self) && keyTags == nil ? KeyTagTable() : nil
+        // Only the container that is kept gets a tag table, which is kept with it: the container holds
+        // nothing but a pointer into the table, so a table made for a container that is not kept would
+        // be freed while the container still writes to it.
+        let tags = KeyTagTable.isTaggable(Key.self) && containerCache == nil ? KeyTagTable() : nil
         let container = KeyedEncodingContainer(RowKeyedEncodingContainer<Key>(core: self, tags: tags))
         if containerCache == nil {
             containerCache = ContainerBox(container)
