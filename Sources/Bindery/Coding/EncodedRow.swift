@@ -208,15 +208,16 @@ final class EncodedRow {
         try slots.withUnsafeBufferPointer { slots in
             for slot in 0..<count where slots[slot] {
                 let code: Int32
-                switch values[slot] {
+                // A slot not encoded in this row still holds an earlier row's value: it binds NULL.
+                switch isPresent(slot) ? values[slot] : .null {
                 case .integer(let int): code = sqlite3_bind_int64(handle, index, int)
                 case .real(let double): code = sqlite3_bind_double(handle, index, double)
                 case let other:
-                    try statement.bind(isPresent(slot) ? other : .null, at: index)
+                    try statement.bind(other, at: index)
                     code = SQLITE_OK
                 }
                 if code != SQLITE_OK {
-                    try statement.bind(values[slot], at: index)
+                    try statement.bind(isPresent(slot) ? values[slot] : .null, at: index)
                 }
                 index += 1
             }
