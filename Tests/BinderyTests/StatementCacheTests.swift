@@ -186,6 +186,33 @@ import Testing
         #expect(try prepares(conn) { _ = try conn.rows(sql, arguments: []) } == 0)
     }
 
+    @Test func theStatementLentLastIsFoundAgainOnlyWhileTheCacheHoldsIt() throws {
+        let conn = try makeConnection(rowCount: 3, capacity: 1)
+        let first = "SELECT x FROM t ORDER BY x"
+        let second = "SELECT x * 10 FROM t ORDER BY x"
+        var values: [Int] = []
+        #expect(try prepares(conn) { values = try ints(conn.rows(first, arguments: [])) } == 1)
+        #expect(try prepares(conn) { values = try ints(conn.rows(first, arguments: [])) } == 0)
+        #expect(values == [1, 2, 3])
+        // Cleared: the statement lent last was finalized and must not be lent again.
+        conn.clearStatementCache()
+        #expect(try prepares(conn) { values = try ints(conn.rows(first, arguments: [])) } == 1)
+        #expect(values == [1, 2, 3])
+        // Evicted by another statement (capacity 1), then asked for again.
+        #expect(try prepares(conn) { values = try ints(conn.rows(second, arguments: [])) } == 1)
+        #expect(values == [10, 20, 30])
+        #expect(try prepares(conn) { values = try ints(conn.rows(first, arguments: [])) } == 1)
+        #expect(values == [1, 2, 3])
+        #expect(try prepares(conn) { values = try ints(conn.rows(first, arguments: [])) } == 0)
+        // Lent out to a cursor: the same SQL gets a fresh statement, and the cursor keeps its own.
+        let cursor = try conn.rowCursor(first, arguments: [])
+        #expect(try cursor.next().map { try $0[0] as Int } == 1)
+        #expect(try prepares(conn) { values = try ints(conn.rows(first, arguments: [])) } == 1)
+        #expect(values == [1, 2, 3])
+        #expect(try ints(cursor.collect()) == [2, 3])
+        #expect(try prepares(conn) { values = try ints(conn.rows(first, arguments: [])) } == 0)
+    }
+
     @Test func clearingWhileACursorHoldsAStatementIsSafe() throws {
         let conn = try makeConnection(rowCount: 3)
         let sql = "SELECT x FROM t ORDER BY x"

@@ -25,6 +25,9 @@ final class Statement {
     let parameterCount: Int32
     /// The last time the cache lent the statement out, for the least-recently-used eviction.
     var lastUse: UInt64 = 0
+    /// Whether the cache still holds the statement: one it dropped while lent out is finalized when it
+    /// comes back.
+    var isHeldByCache = false
     /// Per-statement data that the layers above attach (a decoder's column look-up, say).
     var attachment: AnyObject?
 

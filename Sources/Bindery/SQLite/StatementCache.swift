@@ -10,6 +10,9 @@ final class StatementCache {
     /// a statement run many times is prepared once.
     private(set) var prepareCount = 0
     private var statements: [String: Statement] = [:]
+    /// The statement lent out last: the same SQL asked for again (a record type's INSERT run row after
+    /// row, say) is found by comparing strings, which share their storage then, without hashing them.
+    private var last: Statement?
     private var clock: UInt64 = 0
     private let database: OpaquePointer
 
@@ -24,7 +27,13 @@ final class StatementCache {
     /// A statement for `sql`, prepared once and reused; marked in use until ``release(_:)``.
     func statement(for sql: String) throws -> Statement {
         clock &+= 1
+        if let last, !last.isInUse, last.isHeldByCache, last.sql == sql {
+            last.isInUse = true
+            last.lastUse = clock
+            return last
+        }
         if let cached = statements[sql] {
+            last = cached
             if !cached.isInUse {
                 cached.isInUse = true
                 cached.lastUse = clock
@@ -42,7 +51,9 @@ final class StatementCache {
         }
         statement.isInUse = true
         statement.lastUse = clock
+        statement.isHeldByCache = true
         statements[sql] = statement
+        last = statement
         return statement
     }
 
@@ -59,7 +70,7 @@ final class StatementCache {
         guard !statement.isFinalized else { return }
         statement.resetAndClear()
         statement.isInUse = false
-        if !statement.isCached || statements[statement.sql] !== statement {
+        if !statement.isCached || !statement.isHeldByCache {
             statement.finalize()
         }
     }
@@ -67,18 +78,24 @@ final class StatementCache {
     /// Finalizes every statement that is not lent out and forgets them all; statements in use are
     /// finalized when they come back.
     func removeAll() {
-        for statement in statements.values where !statement.isInUse {
-            statement.finalize()
+        for statement in statements.values {
+            statement.isHeldByCache = false
+            if !statement.isInUse {
+                statement.finalize()
+            }
         }
         statements.removeAll()
+        last = nil
     }
 
     /// Finalizes every statement, lent out or not; used when the connection closes.
     func finalizeAll() {
         for statement in statements.values {
+            statement.isHeldByCache = false
             statement.finalize()
         }
         statements.removeAll()
+        last = nil
     }
 
     private func evictOne() {
@@ -90,7 +107,11 @@ final class StatementCache {
         }
         if let oldest {
             statements[oldest.sql] = nil
+            oldest.isHeldByCache = false
             oldest.finalize()
+            if last === oldest {
+                last = nil
+            }
         }
     }
 }
