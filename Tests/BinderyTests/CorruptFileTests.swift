@@ -135,8 +135,7 @@ import Testing
             try smashPageHeaders(path, pageSize: pageSize, pages: smashed)
 
             // Opening still works: the schema and the header are intact.
-            let db = try Database(path: path)
-            do {
+            try await DatabaseTestSupport.closing(Database(path: path)) { db in
                 await #expect { try await db.fetchAll(Order.self, sql: "SELECT * FROM Orders") } throws: { error in
                     expectDamaged(error)
                     return true
@@ -173,10 +172,6 @@ import Testing
                 #expect(problems.allSatisfy { !$0.contains("\n") && !$0.hasPrefix("***") })
                 #expect(
                     smashed.contains { page in problems.contains { $0.hasPrefix("Page \(page): ") } }, "\(problems)")
-                try await db.close()
-            } catch {
-                try? await db.close()
-                throw error
             }
         }
     }

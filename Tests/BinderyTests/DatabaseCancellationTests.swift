@@ -41,6 +41,17 @@ import Testing
         }
     }
 
+    /// Cancels ``longQuery`` while `db.read` runs it (see ``cancelWhileRunning(_:)``).
+    private func cancelLongRead(_ db: Database) async -> (result: Result<Int?, any Error>, latency: Duration) {
+        await cancelWhileRunning { started, stop in
+            try await db.read { conn in
+                started.yield()
+                defer { stop.mark() }
+                return try conn.fetchOne(Int.self, sql: Self.longQuery)
+            }
+        }
+    }
+
     /// Starts `operation` in a task, waits until it signals that its statement is about to run, gives
     /// the statement a moment to get going, cancels the task, and returns how the task ended and how
     /// long after the cancel the statement stopped (the closure marks `stop` as it exits, so the figure
@@ -73,13 +84,7 @@ import Testing
         try await DatabaseTestSupport.withDatabase(options: options) { db in
             #expect(db.hasReaders == onReader)
             try await db.createTable(for: Item.self)
-            let (result, latency) = await cancelWhileRunning { started, stop in
-                try await db.read { conn in
-                    started.yield()
-                    defer { stop.mark() }
-                    return try conn.fetchOne(Int.self, sql: Self.longQuery)
-                }
-            }
+            let (result, latency) = await cancelLongRead(db)
             #expect(isCancellation(result), "\(result)")
             #expect(latency < .milliseconds(100), "the read ended \(latency) after the cancel")
             // The next queries work, on every reader.
@@ -93,13 +98,7 @@ import Testing
 
     @Test func cancellingAQueryOnAnInMemoryDatabaseEndsItQuickly() async throws {
         let db = try Database.inMemory()
-        let (result, latency) = await cancelWhileRunning { started, stop in
-            try await db.read { conn in
-                started.yield()
-                defer { stop.mark() }
-                return try conn.fetchOne(Int.self, sql: Self.longQuery)
-            }
-        }
+        let (result, latency) = await cancelLongRead(db)
         #expect(isCancellation(result), "\(result)")
         #expect(latency < .milliseconds(100), "the query ended \(latency) after the cancel")
         #expect(try await db.fetchOne(Int.self, sql: "SELECT 42") == 42)

@@ -37,15 +37,20 @@ enum DatabaseTestSupport {
         options: Database.Options = Database.Options(), _ body: (Database) async throws -> T
     ) async throws -> T {
         try await withDirectory { directory in
-            let db = try Database(path: directory.appendingPathComponent("db.sqlite").path, options: options)
-            do {
-                let result = try await body(db)
-                try await db.close()
-                return result
-            } catch {
-                try? await db.close()
-                throw error
-            }
+            try await closing(
+                Database(path: directory.appendingPathComponent("db.sqlite").path, options: options), body)
+        }
+    }
+
+    /// Runs `body` with `db` and closes it afterwards, whether `body` throws or not.
+    static func closing<T>(_ db: Database, _ body: (Database) async throws -> T) async throws -> T {
+        do {
+            let result = try await body(db)
+            try await db.close()
+            return result
+        } catch {
+            try? await db.close()
+            throw error
         }
     }
 

@@ -34,26 +34,19 @@ enum ObservationTestSupport {
             let db = try Database.inMemory()
             return try await run(db, body)
         case .file:
-            let directory = FileManager.default.temporaryDirectory
-                .appendingPathComponent("bindery-observation-\(UUID().uuidString)", isDirectory: true)
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let path = directory.appendingPathComponent("db.sqlite").path
-            let db = try Database(path: path, options: Database.Options(readerCount: readerCount))
-            #expect(db.hasReaders == (readerCount > 0))
-            return try await run(db, body)
+            return try await DatabaseTestSupport.withDirectory { directory in
+                let path = directory.appendingPathComponent("db.sqlite").path
+                let db = try Database(path: path, options: Database.Options(readerCount: readerCount))
+                #expect(db.hasReaders == (readerCount > 0))
+                return try await run(db, body)
+            }
         }
     }
 
     private static func run<T>(_ db: Database, _ body: (Database) async throws -> T) async throws -> T {
-        do {
+        try await DatabaseTestSupport.closing(db) { db in
             try await db.writeWithoutTransaction { conn in try conn.execute(script: schema) }
-            let result = try await body(db)
-            try await db.close()
-            return result
-        } catch {
-            try? await db.close()
-            throw error
+            return try await body(db)
         }
     }
 

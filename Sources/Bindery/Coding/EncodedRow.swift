@@ -197,28 +197,15 @@ final class EncodedRow {
     }
 
     /// Binds the values of the slots marked in `slots` to consecutive parameters of `statement`,
-    /// from parameter `first`; returns the next parameter index. Integers and reals are bound
-    /// straight from the row's storage: this is the inner loop of every insert.
+    /// from parameter `first`; returns the next parameter index. A slot not encoded in this row still
+    /// holds an earlier row's value: it binds NULL.
     @discardableResult
     func bind(to statement: Statement, slots: [Bool], startingAt first: Int32) throws -> Int32 {
         let count = min(storage.pointee.count, slots.count)
-        let values = storage.pointee.values
-        let handle = statement.handle
         var index = first
         try slots.withUnsafeBufferPointer { slots in
             for slot in 0..<count where slots[slot] {
-                let code: Int32
-                // A slot not encoded in this row still holds an earlier row's value: it binds NULL.
-                switch isPresent(slot) ? values[slot] : .null {
-                case .integer(let int): code = sqlite3_bind_int64(handle, index, int)
-                case .real(let double): code = sqlite3_bind_double(handle, index, double)
-                case let other:
-                    try statement.bind(other, at: index)
-                    code = SQLITE_OK
-                }
-                if code != SQLITE_OK {
-                    try statement.bind(isPresent(slot) ? values[slot] : .null, at: index)
-                }
+                try statement.bindFast(isPresent(slot) ? storage.pointee.values[slot] : .null, at: index)
                 index += 1
             }
         }

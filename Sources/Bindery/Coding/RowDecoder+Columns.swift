@@ -93,20 +93,12 @@ extension RowDecoder {
     func date(_ column: Int32) throws -> Date {
         let value = values.pointee.value(column)
         let type = sqlite3_value_type(value)
-        if type == SQLITE_TEXT, usesTextDates, let text = sqlite3_value_text(value) {
-            let count = Int(sqlite3_value_bytes(value))
-            if let date = SQLiteDate.date(fromUTF8: UnsafeBufferPointer(start: text, count: count)) {
-                return date
-            }
-            throw outOfRange(Date.self, column: column, expected: "a date in a form SQLite's date functions read")
-        }
-        if case .custom(_, let decode) = options.dateStrategy {
+        if !usesTextDates, case .custom(_, let decode) = options.dateStrategy {
             guard type != SQLITE_NULL else { throw mismatch(Date.self, column: column, expected: "a date") }
             return try decode(columnValue(column))
         }
         switch type {
         case SQLITE_TEXT:
-            let value = values.pointee.value(column)
             guard let text = sqlite3_value_text(value) else { break }
             let count = Int(sqlite3_value_bytes(value))
             if let date = SQLiteDate.date(fromUTF8: UnsafeBufferPointer(start: text, count: count)) {
@@ -114,7 +106,7 @@ extension RowDecoder {
             }
             throw outOfRange(Date.self, column: column, expected: "a date in a form SQLite's date functions read")
         case SQLITE_INTEGER, SQLITE_FLOAT:
-            let number = sqlite3_column_double(handle, column)
+            let number = sqlite3_value_double(value)
             switch options.dateStrategy {
             case .julianDay: return SQLiteDate.date(fromJulianDay: number)
             case .unixMilliseconds: return Date(timeIntervalSince1970: number / 1000)

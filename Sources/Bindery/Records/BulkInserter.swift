@@ -33,7 +33,7 @@ final class BulkInserter {
                     state.insert(columns: columns, policy: policy, returning: false))
             }
             guard let statement else { return }
-            try connection.bindSlots(statement, row: row, slots: columns, startingAt: 1)
+            try row.bind(to: statement, slots: columns, startingAt: 1)
             row.bindDirectly(to: statement, slots: columns, startingAt: 1)
         }
         guard let statement else { return }

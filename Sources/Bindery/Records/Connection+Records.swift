@@ -25,7 +25,7 @@ extension Connection {
         let columns = row.nonNullSlots
         let sql = state.insert(columns: columns, policy: policy, returning: true)
         return try withStatement(sql) { statement in
-            try bindSlots(statement, row: row, slots: columns, startingAt: 1)
+            try row.bind(to: statement, slots: columns, startingAt: 1)
             let stored = try runReturning(statement, as: T.self, row: row, slots: columns)
             return stored ?? record
         }
@@ -106,7 +106,7 @@ extension Connection {
         }
         let sql = state.update(columns: columns)
         try withStatement(sql) { statement in
-            let next = try bindSlots(statement, row: row, slots: columns, startingAt: 1)
+            let next = try row.bind(to: statement, slots: columns, startingAt: 1)
             for (offset, value) in key.enumerated() {
                 try statement.bind(value, at: next + Int32(offset))
             }
@@ -134,7 +134,7 @@ extension Connection {
         let nonNull = row.nonNullSlots
         let sql = state.upsert(nonNull: nonNull, present: row.present)
         let stored = try withStatement(sql) { statement in
-            try bindSlots(statement, row: row, slots: nonNull, startingAt: 1)
+            try row.bind(to: statement, slots: nonNull, startingAt: 1)
             return try runReturning(statement, as: T.self, row: row, slots: nonNull)
         }
         if let stored {
@@ -205,12 +205,6 @@ extension Connection {
     }
 
     // MARK: Helpers
-
-    /// Binds the values of the marked slots to consecutive parameters; returns the next index.
-    @discardableResult
-    func bindSlots(_ statement: Statement, row: EncodedRow, slots: [Bool], startingAt first: Int32) throws -> Int32 {
-        try row.bind(to: statement, slots: slots, startingAt: first)
-    }
 
     /// Steps an INSERT … RETURNING * and decodes the row it returns, if any.
     private func runReturning<T: Decodable>(_ statement: Statement, as type: T.Type, row: EncodedRow, slots: [Bool])

@@ -156,7 +156,7 @@ final class Statement {
         }
     }
 
-    /// Binds `value` with the integer and real cases inlined: the hot path of bulk inserts.
+    /// Binds `value` with the integer and real cases inlined: record inserts and updates bind through it.
     @inline(__always)
     func bindFast(_ value: SQLiteValue, at index: Int32) throws {
         let code: Int32
