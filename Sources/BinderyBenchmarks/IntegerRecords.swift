@@ -23,6 +23,54 @@ struct TenIntegers: Record, Equatable {
     }
 }
 
+/// The same record, which also writes and reads its columns by hand (``ColumnCodable``): inserts and
+/// fetches skip the standard library's Codable container box.
+struct TenIntegersByHand: Record, ColumnCodable, Equatable {
+    static let tableName = "ten"
+    static let primaryKey = ["c0"]
+    var c0: Int
+    var c1: Int
+    var c2: Int
+    var c3: Int
+    var c4: Int
+    var c5: Int
+    var c6: Int
+    var c7: Int
+    var c8: Int
+    var c9: Int
+
+    init(_ record: TenIntegers) {
+        (c0, c1, c2, c3, c4) = (record.c0, record.c1, record.c2, record.c3, record.c4)
+        (c5, c6, c7, c8, c9) = (record.c5, record.c6, record.c7, record.c8, record.c9)
+    }
+
+    init(columns: ColumnReader) throws {
+        c0 = try columns.decode(Int.self, forKey: "c0")
+        c1 = try columns.decode(Int.self, forKey: "c1")
+        c2 = try columns.decode(Int.self, forKey: "c2")
+        c3 = try columns.decode(Int.self, forKey: "c3")
+        c4 = try columns.decode(Int.self, forKey: "c4")
+        c5 = try columns.decode(Int.self, forKey: "c5")
+        c6 = try columns.decode(Int.self, forKey: "c6")
+        c7 = try columns.decode(Int.self, forKey: "c7")
+        c8 = try columns.decode(Int.self, forKey: "c8")
+        c9 = try columns.decode(Int.self, forKey: "c9")
+    }
+
+    func encodeColumns(to columns: inout ColumnWriter) throws {
+        try columns.encode(c0, forKey: "c0")
+        try columns.encode(c1, forKey: "c1")
+        try columns.encode(c2, forKey: "c2")
+        try columns.encode(c3, forKey: "c3")
+        try columns.encode(c4, forKey: "c4")
+        try columns.encode(c5, forKey: "c5")
+        try columns.encode(c6, forKey: "c6")
+        try columns.encode(c7, forKey: "c7")
+        try columns.encode(c8, forKey: "c8")
+        try columns.encode(c9, forKey: "c9")
+    }
+}
+
 /// Inserting and reading 100,000 ``TenIntegers`` with Bindery and with the C API.
 enum IntegerRecords {
     static let count = 100_000
@@ -64,6 +112,28 @@ enum IntegerRecords {
                 do {
                     try conn.execute(script: "DELETE FROM ten")
                     try conn.insert(contentsOf: records)
+                } catch {
+                    failure = error
+                }
+            })
+        if let failure { throw failure }
+
+        let byHand = records.map(TenIntegersByHand.init)
+        benchmark.compare(
+            "bulk insert 100,000 ColumnEncodable records", goal: 1.25,
+            baseline: {
+                try? raw.exec("DELETE FROM ten; BEGIN IMMEDIATE")
+                for record in records {
+                    bind(insert, record)
+                    sqlite3_step(insert)
+                    sqlite3_reset(insert)
+                }
+                try? raw.exec("COMMIT")
+            },
+            bindery: {
+                do {
+                    try conn.execute(script: "DELETE FROM ten")
+                    try conn.insert(contentsOf: byHand)
                 } catch {
                     failure = error
                 }
@@ -132,6 +202,28 @@ enum IntegerRecords {
         if let failure { throw failure }
         guard fetched.isEmpty || fetched == records else {
             throw BenchmarkError.mismatch("fetchAll returned other records than were inserted")
+        }
+
+        var fetchedByHand: [TenIntegersByHand] = []
+        benchmark.compare(
+            "fetchAll 100,000 ColumnDecodable records", goal: 1.75,
+            baseline: {
+                var rows: [TenIntegers] = []
+                while sqlite3_step(select) == SQLITE_ROW {
+                    rows.append(read(select))
+                }
+                sqlite3_reset(select)
+            },
+            bindery: {
+                do {
+                    fetchedByHand = try conn.fetchAll(TenIntegersByHand.self)
+                } catch {
+                    failure = error
+                }
+            })
+        if let failure { throw failure }
+        guard fetchedByHand.isEmpty || fetchedByHand == byHand else {
+            throw BenchmarkError.mismatch("fetchAll by hand returned other records than were inserted")
         }
 
         benchmark.compare(

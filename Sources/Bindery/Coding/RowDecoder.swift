@@ -114,6 +114,11 @@ final class RowDecoder: Decoder {
         switch kind {
         case .record:
             return try T(from: self)
+        case .columns(let columnDecodable):
+            if verifiedRows < RowEncoderCore.rowsToVerify {
+                return try decodeVerified(T.self, columnDecodable)
+            }
+            return try columnDecodable.decode(columns: ColumnReader(decoder: self), as: T.self)
         case .scalar:
             guard columnCount > 0 else {
                 throw DecodingError.valueNotFound(
@@ -144,9 +149,13 @@ final class RowDecoder: Decoder {
         case scalar
         /// An `Optional`: nil from a NULL first column, else its wrapped type from the row.
         case optional(any DecodableOptional.Type)
+        /// A ``ColumnDecodable`` type, by `init(columns:)`.
+        case columns(any ColumnDecodable.Type)
     }
 
     private var topLevelKind: TopLevelKind?
+    /// How many rows of a ``ColumnDecodable`` type were checked to decode the same both ways.
+    private var verifiedRows = 0
 
     static func topLevelKind<T>(of type: T.Type) -> TopLevelKind {
         if ValueEncoder.isScalar(T.self) || T.self == SQLiteValue.self || T.self == Double.self || T.self == Int.self
@@ -158,7 +167,33 @@ final class RowDecoder: Decoder {
         if let optional = T.self as? any DecodableOptional.Type {
             return .optional(optional)
         }
+        if let columnDecodable = T.self as? any ColumnDecodable.Type {
+            return .columns(columnDecodable)
+        }
         return .record
+    }
+
+    /// Decodes the current row both ways and, when `T` is also `Encodable`, checks that the two values
+    /// encode to the same columns; returns the `init(columns:)` value.
+    @inline(never)
+    private func decodeVerified<T: Decodable>(_ type: T.Type, _ columnDecodable: any ColumnDecodable.Type) throws -> T {
+        let byHand = try columnDecodable.decode(columns: ColumnReader(decoder: self), as: T.self)
+        order.pointee.position = 0
+        let byCodable = try T(from: self)
+        if let byHand = byHand as? any Encodable, let byCodable = byCodable as? any Encodable {
+            let encoder = RowEncoder(options: options)
+            let written = try encoder.encode(byHand)
+            let expected = try encoder.encode(byCodable)
+            if let mismatch = ColumnMismatch(expected: expected, written: written) {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: [IndexKey(mismatch.column)],
+                        debugDescription: "init(columns:) of \(T.self) does not read what init(from:) reads: "
+                            + "encoded again, \(mismatch.description)"))
+            }
+        }
+        verifiedRows += 1
+        return byHand
     }
 
     // MARK: Column look-up

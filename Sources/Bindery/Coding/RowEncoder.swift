@@ -55,6 +55,13 @@ final class RowEncoderCore: Encoder {
     private var cachedKeyType: ObjectIdentifier?
     /// The tag table of that key type's container, when its keys are plain enum cases.
     private var keyTags: KeyTagTable?
+    /// The type encoded last, and whether it is ``ColumnEncodable``.
+    private var encodedType: ObjectIdentifier?
+    private var columnEncodable: (any ColumnEncodable.Type)?
+    /// How many rows of that type were checked to encode the same both ways.
+    private var verifiedRows = 0
+    /// How many rows of a ``ColumnEncodable`` type are encoded both ways and compared.
+    static let rowsToVerify = 8
 
     init(options: CodingOptions) {
         self.row = EncodedRow(options: options)
@@ -63,6 +70,29 @@ final class RowEncoderCore: Encoder {
 
     /// Encodes `value` into ``row``, replacing the previous row's values.
     func encodeRow<T: Encodable>(_ value: T) throws {
+        try withUnsafePointer(to: value) { try encodeRow(at: $0) }
+    }
+
+    /// Encodes the value at `pointer` into ``row``, replacing the previous row's values.
+    func encodeRow<T: Encodable>(at pointer: UnsafePointer<T>) throws {
+        if encodedType != ObjectIdentifier(T.self) {
+            encodedType = ObjectIdentifier(T.self)
+            columnEncodable = T.self as? any ColumnEncodable.Type
+            verifiedRows = 0
+        }
+        if let columnEncodable {
+            if verifiedRows < Self.rowsToVerify {
+                try encodeVerified(pointer, columnEncodable)
+            } else {
+                try encodeColumns(pointer, columnEncodable)
+            }
+            return
+        }
+        try encodeCodable(pointer.pointee)
+    }
+
+    /// Encodes `value` through `encode(to:)`.
+    private func encodeCodable<T: Encodable>(_ value: T) throws {
         row.startRow()
         failure = nil
         unkeyedCount = 0
@@ -74,6 +104,33 @@ final class RowEncoderCore: Encoder {
         if let failure {
             throw failure
         }
+    }
+
+    /// Encodes `value` through its `encodeColumns(to:)`.
+    @inline(__always)
+    private func encodeColumns<T: Encodable>(_ pointer: UnsafePointer<T>, _ type: any ColumnEncodable.Type) throws {
+        row.startRow()
+        var writer = ColumnWriter(core: self)
+        try type.encodeColumns(of: UnsafeRawPointer(pointer), to: &writer)
+    }
+
+    /// Encodes `value` both ways and checks that its `encodeColumns(to:)` writes what its `encode(to:)`
+    /// writes; the row then holds the `encodeColumns(to:)` values.
+    private func encodeVerified<T: Encodable>(_ pointer: UnsafePointer<T>, _ type: any ColumnEncodable.Type) throws {
+        try encodeCodable(pointer.pointee)
+        let expected = row.pairs
+        try encodeColumns(pointer, type)
+        let written = row.pairs
+        if let mismatch = ColumnMismatch(expected: expected, written: written) {
+            throw EncodingError.invalidValue(
+                pointer.pointee,
+                .init(
+                    codingPath: [IndexKey(mismatch.column)],
+                    debugDescription:
+                        "encodeColumns(to:) of \(T.self) does not write what encode(to:) writes: \(mismatch.description)"
+                ))
+        }
+        verifiedRows += 1
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {

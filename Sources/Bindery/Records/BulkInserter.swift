@@ -5,10 +5,11 @@ final class BulkInserter {
     private let connection: Connection
     private let state: RecordTypeState
     private let policy: ConflictPolicy
-    private var statement: Statement?
-    private var columns: [Bool] = []
+    // Only `insert` and `finish` touch these, one call at a time: no dynamic exclusivity check.
+    @exclusivity(unchecked) private var statement: Statement?
+    @exclusivity(unchecked) private var columns: [Bool] = []
     /// How many rows were inserted so far.
-    private(set) var inserted = 0
+    @exclusivity(unchecked) private(set) var inserted = 0
 
     init(connection: Connection, state: RecordTypeState, policy: ConflictPolicy) {
         self.connection = connection
@@ -16,10 +17,10 @@ final class BulkInserter {
         self.policy = policy
     }
 
-    /// Encodes, binds and runs one record.
-    func insert<T: Encodable>(_ record: T) throws {
+    /// Encodes, binds and runs the record at `record`.
+    func insert<T: Encodable>(_ record: UnsafePointer<T>) throws {
         let encoder = state.encoder
-        try encoder.encodeRow(record)
+        try encoder.encodeRow(at: record)
         let row = encoder.row
         if let statement, row.isBound(to: statement) {
             if row.hasDeferredValues {
@@ -44,7 +45,7 @@ final class BulkInserter {
             throw error.with(arguments: row.values)
         }
         statement.reset()
-        inserted += connection.changes
+        inserted += statement.changes
     }
 
     /// Gives the statement back to the cache.

@@ -45,15 +45,17 @@ extension Connection {
             let inserter = BulkInserter(connection: conn, state: state, policy: policy)
             defer { inserter.finish() }
             // Walking an array through its buffer avoids the generic iterator's per-element overhead.
+            // Each record is encoded where it lies, without a copy.
             let done = try records.withContiguousStorageIfAvailable { buffer in
-                for record in buffer {
-                    try inserter.insert(record)
+                guard let base = buffer.baseAddress else { return true }
+                for index in 0..<buffer.count {
+                    try inserter.insert(base + index)
                 }
                 return true
             }
             if done == nil {
                 for record in records {
-                    try inserter.insert(record)
+                    try withUnsafePointer(to: record) { try inserter.insert($0) }
                 }
             }
             return inserter.inserted

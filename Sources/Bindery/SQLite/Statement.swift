@@ -126,6 +126,10 @@ final class Statement {
         while try step() {}
     }
 
+    /// How many rows the statement changed when it last ran (`sqlite3_changes64` of its connection,
+    /// which is open while the statement lives).
+    var changes: Int { Int(sqlite3_changes64(database)) }
+
     /// Resets the statement so that it can run again; bindings stay.
     func reset() {
         sqlite3_reset(handle)

@@ -1,0 +1,121 @@
+import Foundation
+
+/// Where a ``ColumnEncodable`` value writes its columns: each `encode` stores one value under its
+/// coding key, converted as `encode(to:)` would convert it (a `Date` per the date strategy, a nested
+/// value as JSON text, `nil` as NULL).
+///
+/// ```swift
+/// func encodeColumns(to columns: inout ColumnWriter) throws {
+///     try columns.encode(id, forKey: "id")
+///     try columns.encode(name, forKey: "name")
+/// }
+/// ```
+///
+/// A writer is only valid during the `encodeColumns(to:)` call it is passed to.
+public struct ColumnWriter {
+    private let core: RowEncoderCore
+    // The core above keeps the row alive for as long as the writer lives; reaching the row through an
+    // unmanaged reference saves a retain and a release on every value.
+    private let fastRow: Unmanaged<EncodedRow>
+
+    init(core: RowEncoderCore) {
+        self.core = core
+        self.fastRow = Unmanaged.passUnretained(core.row)
+    }
+
+    @inline(__always)
+    private func set(_ value: Int64, forKey key: String) {
+        fastRow._withUnsafeGuaranteedRef { $0.set(value, forKey: key) }
+    }
+
+    /// Stores NULL.
+    public mutating func encodeNil(forKey key: String) throws {
+        core.row.set(.null, forKey: key)
+    }
+
+    /// Stores an INTEGER.
+    public mutating func encode(_ value: Int, forKey key: String) throws {
+        set(Int64(value), forKey: key)
+    }
+
+    /// Stores an INTEGER.
+    public mutating func encode(_ value: Int64, forKey key: String) throws {
+        set(value, forKey: key)
+    }
+
+    /// Stores an INTEGER.
+    public mutating func encode(_ value: Int32, forKey key: String) throws {
+        set(Int64(value), forKey: key)
+    }
+
+    /// Stores an INTEGER.
+    public mutating func encode(_ value: Int16, forKey key: String) throws {
+        set(Int64(value), forKey: key)
+    }
+
+    /// Stores an INTEGER.
+    public mutating func encode(_ value: Int8, forKey key: String) throws {
+        set(Int64(value), forKey: key)
+    }
+
+    /// Stores an INTEGER; a value above `Int64.max` throws `EncodingError.invalidValue`.
+    public mutating func encode(_ value: UInt, forKey key: String) throws {
+        core.row.set(try core.values.encode(UInt64(value), codingPath: [IndexKey(key)]), forKey: key)
+    }
+
+    /// Stores an INTEGER; a value above `Int64.max` throws `EncodingError.invalidValue`.
+    public mutating func encode(_ value: UInt64, forKey key: String) throws {
+        core.row.set(try core.values.encode(value, codingPath: [IndexKey(key)]), forKey: key)
+    }
+
+    /// Stores an INTEGER.
+    public mutating func encode(_ value: UInt32, forKey key: String) throws {
+        set(Int64(value), forKey: key)
+    }
+
+    /// Stores an INTEGER.
+    public mutating func encode(_ value: UInt16, forKey key: String) throws {
+        set(Int64(value), forKey: key)
+    }
+
+    /// Stores an INTEGER.
+    public mutating func encode(_ value: UInt8, forKey key: String) throws {
+        set(Int64(value), forKey: key)
+    }
+
+    /// Stores INTEGER 1 or 0.
+    public mutating func encode(_ value: Bool, forKey key: String) throws {
+        set(value ? 1 : 0, forKey: key)
+    }
+
+    /// Stores a REAL; NaN throws `EncodingError.invalidValue`.
+    public mutating func encode(_ value: Double, forKey key: String) throws {
+        core.row.set(try core.values.encode(value, codingPath: [IndexKey(key)]), forKey: key)
+    }
+
+    /// Stores a REAL; NaN throws `EncodingError.invalidValue`.
+    public mutating func encode(_ value: Float, forKey key: String) throws {
+        core.row.set(try core.values.encode(Double(value), codingPath: [IndexKey(key)]), forKey: key)
+    }
+
+    /// Stores TEXT.
+    public mutating func encode(_ value: String, forKey key: String) throws {
+        core.row.set(.text(value), forKey: key)
+    }
+
+    /// Stores any other value as `encode(to:)` stores a property of its type: `Date`, `UUID`, `URL`,
+    /// `Decimal` per the options, `Data` as a BLOB, a raw-value enum as its raw value, a nested value as
+    /// JSON text.
+    public mutating func encode<T: Encodable>(_ value: T, forKey key: String) throws {
+        core.row.set(try core.values.encode(value, codingPath: [IndexKey(key)]), forKey: key)
+    }
+
+    /// Stores `value`, or NULL when it is nil (as `encode(to:)` does for an optional property).
+    public mutating func encode<T: Encodable>(_ value: T?, forKey key: String) throws {
+        if let value {
+            try encode(value, forKey: key)
+        } else {
+            core.row.set(.null, forKey: key)
+        }
+    }
+}
