@@ -96,18 +96,27 @@ enum IntegerRecords {
             sqlite3_finalize(select)
         }
         var failure: Error?
+        // The C sides: every bulk insert is compared with the same loop, every fetch with the same read.
+        let insertWithC = {
+            try? raw.exec("DELETE FROM ten; BEGIN IMMEDIATE")
+            for record in records {
+                bind(insert, record)
+                sqlite3_step(insert)
+                sqlite3_reset(insert)
+            }
+            try? raw.exec("COMMIT")
+        }
+        let fetchWithC = {
+            var rows: [TenIntegers] = []
+            while sqlite3_step(select) == SQLITE_ROW {
+                rows.append(read(select))
+            }
+            sqlite3_reset(select)
+        }
 
         benchmark.compare(
             "bulk insert 100,000 records, 10 INTEGER columns", goal: 1.25,
-            baseline: {
-                try? raw.exec("DELETE FROM ten; BEGIN IMMEDIATE")
-                for record in records {
-                    bind(insert, record)
-                    sqlite3_step(insert)
-                    sqlite3_reset(insert)
-                }
-                try? raw.exec("COMMIT")
-            },
+            baseline: insertWithC,
             bindery: {
                 do {
                     try conn.execute(script: "DELETE FROM ten")
@@ -121,15 +130,7 @@ enum IntegerRecords {
         let byHand = records.map(TenIntegersByHand.init)
         benchmark.compare(
             "bulk insert 100,000 ColumnEncodable records", goal: 1.25,
-            baseline: {
-                try? raw.exec("DELETE FROM ten; BEGIN IMMEDIATE")
-                for record in records {
-                    bind(insert, record)
-                    sqlite3_step(insert)
-                    sqlite3_reset(insert)
-                }
-                try? raw.exec("COMMIT")
-            },
+            baseline: insertWithC,
             bindery: {
                 do {
                     try conn.execute(script: "DELETE FROM ten")
@@ -172,26 +173,14 @@ enum IntegerRecords {
         if let failure { throw failure }
 
         // Both databases hold the records for the reads, whichever comparisons ran.
-        try raw.exec("DELETE FROM ten; BEGIN IMMEDIATE")
-        for record in records {
-            bind(insert, record)
-            sqlite3_step(insert)
-            sqlite3_reset(insert)
-        }
-        try raw.exec("COMMIT")
+        insertWithC()
         try conn.execute(script: "DELETE FROM ten")
         try conn.insert(contentsOf: records)
 
         var fetched: [TenIntegers] = []
         benchmark.compare(
             "fetchAll 100,000 records, 10 INTEGER columns", goal: 1.75,
-            baseline: {
-                var rows: [TenIntegers] = []
-                while sqlite3_step(select) == SQLITE_ROW {
-                    rows.append(read(select))
-                }
-                sqlite3_reset(select)
-            },
+            baseline: fetchWithC,
             bindery: {
                 do {
                     fetched = try conn.fetchAll(TenIntegers.self)
@@ -207,13 +196,7 @@ enum IntegerRecords {
         var fetchedByHand: [TenIntegersByHand] = []
         benchmark.compare(
             "fetchAll 100,000 ColumnDecodable records", goal: 1.75,
-            baseline: {
-                var rows: [TenIntegers] = []
-                while sqlite3_step(select) == SQLITE_ROW {
-                    rows.append(read(select))
-                }
-                sqlite3_reset(select)
-            },
+            baseline: fetchWithC,
             bindery: {
                 do {
                     fetchedByHand = try conn.fetchAll(TenIntegersByHand.self)
@@ -228,13 +211,7 @@ enum IntegerRecords {
 
         benchmark.compare(
             "decode 100,000 rows of 10 INTEGER columns (sql:)", goal: 1.75,
-            baseline: {
-                var rows: [TenIntegers] = []
-                while sqlite3_step(select) == SQLITE_ROW {
-                    rows.append(read(select))
-                }
-                sqlite3_reset(select)
-            },
+            baseline: fetchWithC,
             bindery: {
                 do {
                     fetched = try conn.fetchAll(TenIntegers.self, sql: "SELECT * FROM ten")

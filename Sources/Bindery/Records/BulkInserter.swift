@@ -4,6 +4,8 @@
 final class BulkInserter {
     private let connection: Connection
     private let state: RecordTypeState
+    private let encoder: RowEncoderCore
+    private let row: EncodedRow
     private let policy: ConflictPolicy
     // Only `insert` and `finish` touch these, one call at a time: no dynamic exclusivity check.
     @exclusivity(unchecked) private var statement: Statement?
@@ -14,30 +16,46 @@ final class BulkInserter {
     init(connection: Connection, state: RecordTypeState, policy: ConflictPolicy) {
         self.connection = connection
         self.state = state
+        self.encoder = state.encoder
+        self.row = state.encoder.row
         self.policy = policy
     }
 
     /// Encodes, binds and runs the record at `record`.
     func insert<T: Encodable>(_ record: UnsafePointer<T>) throws {
-        let encoder = state.encoder
         try encoder.encodeRow(at: record)
-        let row = encoder.row
         if let statement, row.isBound(to: statement) {
             if row.hasDeferredValues {
                 try row.bindDeferred(to: statement)
             }
+            try run(statement)
         } else {
-            if statement == nil || !row.nonNullSlotsEqual(columns) {
-                finish()
-                columns = row.nonNullSlots
-                statement = try connection.checkOutStatement(
-                    state.insert(columns: columns, policy: policy, returning: false))
-            }
-            guard let statement else { return }
+            try run(try bindRow())
+        }
+    }
+
+    /// Binds the row the slow way, to the statement for its non-NULL columns; from the next row on,
+    /// values are bound as they are encoded.
+    @inline(never)
+    private func bindRow() throws -> Statement {
+        if let statement, row.nonNullSlotsEqual(columns) {
             try row.bind(to: statement, slots: columns, startingAt: 1)
             row.bindDirectly(to: statement, slots: columns, startingAt: 1)
+            return statement
         }
-        guard let statement else { return }
+        finish()
+        columns = row.nonNullSlots
+        let statement = try connection.checkOutStatement(
+            state.insert(columns: columns, policy: policy, returning: false))
+        self.statement = statement
+        try row.bind(to: statement, slots: columns, startingAt: 1)
+        row.bindDirectly(to: statement, slots: columns, startingAt: 1)
+        return statement
+    }
+
+    /// Runs the bound statement and counts the rows it inserted.
+    @inline(__always)
+    private func run(_ statement: Statement) throws {
         do {
             try statement.run()
         } catch let error as SQLiteError {
@@ -50,7 +68,7 @@ final class BulkInserter {
 
     /// Gives the statement back to the cache.
     func finish() {
-        state.encoder.row.stopBinding()
+        row.stopBinding()
         if let statement {
             connection.release(statement)
             self.statement = nil
