@@ -111,16 +111,68 @@ import Testing
 
     /// Decodable only: nothing to compare the two decodings with, so nothing is checked.
     struct Pair: Decodable, ColumnDecodable, Equatable {
+        static let counters = CallCounter()
         var number: Int
         var word: String?
+
+        enum CodingKeys: String, CodingKey { case number, word }
 
         init(number: Int, word: String?) {
             (self.number, self.word) = (number, word)
         }
 
+        init(from decoder: any Decoder) throws {
+            Pair.counters.add("init(from:)")
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            number = try container.decode(Int.self, forKey: .number)
+            word = try container.decodeIfPresent(String.self, forKey: .word)
+        }
+
         init(columns: ColumnReader) throws {
+            Pair.counters.add("init(columns:)")
             number = try columns.decode(Int.self, forKey: "number")
             word = try columns.decodeIfPresent(String.self, forKey: "word")
+        }
+    }
+
+    /// One 64-bit column.
+    struct Big: Decodable, ColumnDecodable {
+        var n: Int64
+
+        init(columns: ColumnReader) throws {
+            n = try columns.decode(Int64.self, forKey: "n")
+        }
+    }
+
+    /// Keeps its reader after `init(columns:)` returns.
+    struct Keeper: Decodable, ColumnDecodable {
+        nonisolated(unsafe) static var kept: ColumnReader?
+        var n: Int
+
+        init(columns: ColumnReader) throws {
+            n = try columns.decode(Int.self, forKey: "n")
+            Keeper.kept = columns
+        }
+    }
+
+    /// Stored with `.snakeCase` keys.
+    struct Snake: Record, ColumnCodable, Equatable {
+        static let tableName = "snakes"
+        var id: Int
+        var takenAt: Int
+
+        init(id: Int, takenAt: Int) {
+            (self.id, self.takenAt) = (id, takenAt)
+        }
+
+        init(columns: ColumnReader) throws {
+            id = try columns.decode(Int.self, forKey: "id")
+            takenAt = try columns.decode(Int.self, forKey: "takenAt")
+        }
+
+        func encodeColumns(to columns: inout ColumnWriter) throws {
+            try columns.encode(id, forKey: "id")
+            try columns.encode(takenAt, forKey: "takenAt")
         }
     }
 
@@ -159,14 +211,19 @@ import Testing
     }
 
     @Test func errorsAreTheOnesCodableWouldThrow() throws {
-        let conn = try makeConnection("errors", rows: 3)
-        try conn.execute("UPDATE samples SET rank = \(5_000_000_000 as Int64) WHERE id = \(2)")
+        let counter = "errors"
+        let conn = try makeConnection(counter, rows: 20)
+        try conn.execute("UPDATE samples SET rank = \(5_000_000_000 as Int64) WHERE id = \(15)")
         do {
             _ = try conn.fetchAll(Sample.self, orderBy: "id")
             Issue.record("an INTEGER too large for Int32 was decoded")
         } catch let DecodingError.dataCorrupted(context) {
             #expect(context.codingPath.last?.stringValue == "rank")
+            #expect(context.debugDescription.contains("Int32"))
         }
+        // Row 15 is past the rows decoded both ways: init(columns:) alone found the error.
+        #expect(Sample.counters.count("init(from:) \(counter)") == RowEncoderCore.rowsToVerify)
+        #expect(Sample.counters.count("init(columns:) \(counter)") == 15)
         #expect(throws: DecodingError.self) {
             try conn.fetchAll(
                 Sample.self,
@@ -207,5 +264,58 @@ import Testing
         #expect(pairs == [Pair(number: 1, word: "one"), Pair(number: 2, word: nil)])
         let noWord = try conn.fetchAll(Pair.self, sql: "SELECT 3 AS number")
         #expect(noWord == [Pair(number: 3, word: nil)])
+        #expect(Pair.counters.count("init(columns:)") == 3)
+        #expect(Pair.counters.count("init(from:)") == 0)
+    }
+
+    @Test func aValueThatCannotBeEncodedAgainIsReadWithoutTheCheck() throws {
+        let conn = try makeConnection("far future", rows: 3)
+        // Milliseconds stored by mistake: a date in year 55,800, which init(from:) reads too, but which
+        // cannot be stored again.
+        let samples = try conn.fetchAll(
+            Sample.self,
+            sql: "SELECT id, counter, name, score, rank, small, flag, "
+                + "CASE id WHEN 2 THEN 1700000000000 ELSE takenAt END AS takenAt, device, level, tags, raw "
+                + "FROM samples ORDER BY id")
+        #expect(samples.count == 3)
+        #expect(samples[1].takenAt.timeIntervalSince1970 == 1_700_000_000_000)
+    }
+
+    @Test func anInt64ErrorNamesInt64() throws {
+        let conn = try Connection.inMemory()
+        do {
+            _ = try conn.fetchAll(Big.self, sql: "SELECT 'abc' AS n")
+            Issue.record("TEXT was decoded as an Int64")
+        } catch let DecodingError.dataCorrupted(context) {
+            #expect(context.debugDescription.contains("Int64"))
+        } catch let DecodingError.typeMismatch(type, _) {
+            #expect(type is Int64.Type)
+        }
+        #expect(try conn.fetchAll(Big.self, sql: "SELECT 5000000000 AS n").map(\.n) == [5_000_000_000])
+    }
+
+    @Test func aReaderKeptPastItsCallRefusesToRead() throws {
+        let conn = try Connection.inMemory()
+        #expect(try conn.fetchAll(Keeper.self, sql: "SELECT 1 AS n UNION ALL SELECT 2").map(\.n) == [1, 2])
+        guard let kept = Keeper.kept else {
+            Issue.record("init(columns:) did not run")
+            return
+        }
+        do {
+            _ = try kept.decode(Int.self, forKey: "n")
+            Issue.record("a kept reader read a row that is gone")
+        } catch let DecodingError.dataCorrupted(context) {
+            #expect(context.debugDescription.contains("used after the init(columns:) call"))
+        }
+    }
+
+    @Test func snakeCaseKeysNameTheColumns() throws {
+        let conn = try Connection.inMemory()
+        conn.codingOptions = CodingOptions(keyStrategy: .snakeCase)
+        try conn.execute(script: "CREATE TABLE snakes (id INTEGER PRIMARY KEY, taken_at INTEGER NOT NULL)")
+        let snakes = (1...20).map { Snake(id: $0, takenAt: $0 * 7) }
+        #expect(try conn.insert(contentsOf: snakes) == 20)
+        #expect(try conn.fetchAll(Snake.self, orderBy: "id") == snakes)
+        #expect(try conn.fetchOne(Int.self, sql: "SELECT taken_at FROM snakes WHERE id = 3") == 21)
     }
 }

@@ -341,3 +341,131 @@ import Testing
         #expect(try conn.count(Reading.self) == 0)
     }
 }
+
+/// The checks that run on every record, after the first ones were compared value by value.
+@Suite struct ColumnEncodableLaterRecordTests {
+    /// Leaves `note` out when it is nil, while `encode(to:)` writes NULL (so an update would keep an
+    /// old note): or, with `mirrorsCodable`, leaves it out both ways.
+    struct Note: Record, ColumnEncodable, Equatable {
+        static let tableName = "notes"
+        var id: Int
+        var note: String?
+        var mirrorsCodable = false
+
+        enum CodingKeys: String, CodingKey { case id, note }
+
+        init(id: Int, note: String?, mirrorsCodable: Bool) {
+            (self.id, self.note, self.mirrorsCodable) = (id, note, mirrorsCodable)
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(Int.self, forKey: .id)
+            note = try container.decodeIfPresent(String.self, forKey: .note)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            if note != nil || !mirrorsCodable {
+                try container.encodeIfPresent(note, forKey: .note)
+            }
+        }
+
+        func encodeColumns(to columns: inout ColumnWriter) throws {
+            try columns.encode(id, forKey: "id")
+            if let note {
+                try columns.encode(note, forKey: "note")
+            }
+        }
+    }
+
+    /// Writes its columns out of order, and `b` twice.
+    struct Shuffled: Record, ColumnEncodable, Equatable {
+        static let tableName = "shuffled"
+        var id: Int
+        var a: Int
+        var b: Int
+
+        func encodeColumns(to columns: inout ColumnWriter) throws {
+            try columns.encode(b + 1, forKey: "b")
+            if id % 2 == 0 {
+                try columns.encode(a, forKey: "a")
+                try columns.encode(id, forKey: "id")
+            } else {
+                try columns.encode(id, forKey: "id")
+                try columns.encode(a, forKey: "a")
+            }
+            try columns.encode(b, forKey: "b")
+        }
+    }
+
+    /// Keeps its writer after `encodeColumns(to:)` returns.
+    struct Keeper: Record, ColumnEncodable {
+        static let tableName = "keepers"
+        nonisolated(unsafe) static var kept: ColumnWriter?
+        var id: Int
+
+        func encodeColumns(to columns: inout ColumnWriter) throws {
+            try columns.encode(id, forKey: "id")
+            Keeper.kept = columns
+        }
+    }
+
+    @Test func aColumnLeftOutOnlyAfterTheCheckedRecordsIsStillRefused() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(script: "CREATE TABLE notes (id INTEGER PRIMARY KEY, note TEXT)")
+        var records = (1...20).map { Note(id: $0, note: "n\($0)", mirrorsCodable: false) }
+        records[14].note = nil
+        do {
+            try conn.insert(contentsOf: records)
+            Issue.record("a record whose encodeColumns(to:) left a column out was inserted")
+        } catch let EncodingError.invalidValue(_, context) {
+            #expect(context.debugDescription.hasSuffix(#"column "note" is left out"#))
+        }
+        #expect(try conn.count(Note.self) == 0)
+        try conn.insert(contentsOf: records[..<14])
+        var changed = records[3]
+        changed.note = nil
+        #expect(throws: EncodingError.self) { try conn.update(changed) }
+        #expect(try conn.find(Note.self, id: 4)?.note == "n4")
+    }
+
+    @Test func aColumnLeftOutBothWaysIsAccepted() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(script: "CREATE TABLE notes (id INTEGER PRIMARY KEY, note TEXT DEFAULT 'none')")
+        let records = (1...40).map { Note(id: $0, note: $0 % 9 == 0 ? nil : "n\($0)", mirrorsCodable: true) }
+        #expect(try conn.insert(contentsOf: records) == 40)
+        #expect(try conn.count(Note.self, where: "note = 'none'") == 4)
+    }
+
+    @Test func keysOutOfOrderOrWrittenTwiceKeepTheLastValue() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(script: "CREATE TABLE shuffled (id INTEGER PRIMARY KEY, a INTEGER, b INTEGER)")
+        let records = (1...50).map { Shuffled(id: $0, a: $0 * 10, b: $0 * 100) }
+        // Both ways store the same row (the second b wins), so nothing is refused, and every record
+        // gets its own values whether its keys come in the learned order or not.
+        #expect(try conn.insert(contentsOf: records) == 50)
+        #expect(try conn.fetchAll(Shuffled.self, orderBy: "id") == records)
+        try conn.update(Shuffled(id: 7, a: -1, b: -2))
+        #expect(try conn.find(Shuffled.self, id: 7) == Shuffled(id: 7, a: -1, b: -2))
+    }
+
+    @Test func aWriterKeptPastItsCallRefusesToWrite() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(script: "CREATE TABLE keepers (id INTEGER PRIMARY KEY)")
+        try conn.insert(Keeper(id: 1))
+        guard var kept = Keeper.kept else {
+            Issue.record("encodeColumns(to:) did not run")
+            return
+        }
+        do {
+            try kept.encode(99, forKey: "id")
+            Issue.record("a kept writer wrote into a row it does not belong to")
+        } catch let EncodingError.invalidValue(_, context) {
+            #expect(context.debugDescription.contains("used after the encodeColumns(to:) call"))
+        }
+        try conn.insert(Keeper(id: 2))
+        #expect(try conn.fetchAll(Int.self, sql: "SELECT id FROM keepers ORDER BY id") == [1, 2])
+    }
+}

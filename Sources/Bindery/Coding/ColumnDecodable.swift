@@ -21,11 +21,12 @@
 /// }
 /// ```
 ///
-/// The keys are the coding keys (before ``CodingOptions/keyStrategy``), and each value is converted
-/// by the same rules, with the same errors, as `init(from:)` converts it. The two must read the same
-/// values: when the type is also `Encodable`, the first rows each statement decodes are decoded both
-/// ways, and two values that differ once encoded again (two columns swapped, a key misspelt) throw
-/// `DecodingError.dataCorrupted` naming the column.
+/// The keys are the coding keys' `stringValue`s (before ``CodingOptions/keyStrategy``), and each value
+/// is converted by the same rules, with the same errors, as `init(from:)` converts it. The two must read
+/// the same values: when the type is also `Encodable`, the first 8 rows each statement reads are decoded
+/// both ways, and two values that differ once encoded again (two columns swapped, a misspelt key read
+/// with `decodeIfPresent`) throw `DecodingError.dataCorrupted` naming the column. A row that
+/// `init(from:)` cannot decode, or whose values cannot be encoded again, is not compared.
 public protocol ColumnDecodable: Decodable {
     /// Reads every stored property from its column, by coding key.
     init(columns: ColumnReader) throws

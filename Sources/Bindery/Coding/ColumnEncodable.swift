@@ -21,11 +21,14 @@
 /// }
 /// ```
 ///
-/// The keys are the coding keys (the names in `CodingKeys`, before ``CodingOptions/keyStrategy``), and
-/// the values are stored by the same rules as `encode(to:)` stores them. The two must write the same
-/// columns with the same values: the first records of each type on each connection are encoded both
-/// ways and compared, and a difference (a column left out, a misspelt key, two values swapped) throws
-/// `EncodingError.invalidValue` naming the column before anything is written.
+/// The keys are the coding keys' `stringValue`s (before ``CodingOptions/keyStrategy``), best written in
+/// the order `encode(to:)` writes them, and the values are stored by the same rules as `encode(to:)`
+/// stores them. The two must write the same row, and Bindery checks that they do: the first 8 records
+/// of a type on each connection are encoded both ways and compared value by value, and every later
+/// record that writes other columns than the first one did is compared again. A column left out, a
+/// misspelt or extra key, or two values swapped in those records throws `EncodingError.invalidValue`
+/// naming the column before anything is written. Values are only compared on the first records: two
+/// swapped values that happen to agree there go unnoticed.
 public protocol ColumnEncodable: Encodable {
     /// Writes every stored property as a column, by coding key.
     func encodeColumns(to columns: inout ColumnWriter) throws

@@ -11,18 +11,38 @@ import Foundation
 /// }
 /// ```
 ///
-/// A reader is only valid during the `init(columns:)` call it is passed to.
+/// A reader is only valid during the `init(columns:)` call it is passed to: one kept and used later throws.
 public struct ColumnReader {
     private let decoder: RowDecoder
+    /// The `init(columns:)` call the reader was made for.
+    private let generation: UInt64
 
     init(decoder: RowDecoder) {
         self.decoder = decoder
+        self.generation = decoder.readerGeneration
+    }
+
+    /// The column of `key`, or -1 when the row has none. A reader kept past its `init(columns:)` call
+    /// throws rather than read a row that is gone.
+    @inline(__always)
+    private func lookUp(_ key: String) throws -> Int32 {
+        guard decoder.readerGeneration == generation else { throw Self.expired(key) }
+        return decoder.column(for: key)
+    }
+
+    /// The error for a reader kept and used after its `init(columns:)` call returned.
+    @inline(never)
+    private static func expired(_ key: String) -> DecodingError {
+        .dataCorrupted(
+            .init(
+                codingPath: [IndexKey(key)],
+                debugDescription: "a ColumnReader was used after the init(columns:) call it was passed to returned"))
     }
 
     /// The column of `key`; a key with no column throws `DecodingError.keyNotFound`.
     @inline(__always)
     private func column(_ key: String) throws -> Int32 {
-        let column = decoder.column(for: key)
+        let column = try lookUp(key)
         guard column >= 0 else {
             throw decoder.missingColumn(IndexKey(key))
         }
@@ -31,15 +51,15 @@ public struct ColumnReader {
 
     /// The column of `key` when it exists and is not NULL.
     @inline(__always)
-    private func presentColumn(_ key: String) -> Int32? {
-        let column = decoder.column(for: key)
+    private func presentColumn(_ key: String) throws -> Int32? {
+        let column = try lookUp(key)
         guard column >= 0, !decoder.isNull(column) else { return nil }
         return column
     }
 
     /// Whether `key` has a column in the row.
-    public func contains(_ key: String) -> Bool {
-        decoder.column(for: key) >= 0
+    public func contains(_ key: String) throws -> Bool {
+        try lookUp(key) >= 0
     }
 
     /// Whether the column of `key` holds NULL; a key with no column throws.
@@ -126,79 +146,91 @@ public struct ColumnReader {
 
     /// nil when the key has no column or the column is NULL, else the column as an `Int`.
     public func decodeIfPresent(_ type: Int.Type, forKey key: String) throws -> Int? {
-        guard let column = presentColumn(key) else { return nil }
+        guard let column = try presentColumn(key) else { return nil }
         return try decoder.integer(Int.self, column)
     }
 
     /// nil when the key has no column or the column is NULL, else the column as an `Int8`.
     public func decodeIfPresent(_ type: Int8.Type, forKey key: String) throws -> Int8? {
-        guard let column = presentColumn(key) else { return nil }
+        guard let column = try presentColumn(key) else { return nil }
         return try decoder.integer(Int8.self, column)
     }
 
     /// nil when the key has no column or the column is NULL, else the column as an `Int16`.
     public func decodeIfPresent(_ type: Int16.Type, forKey key: String) throws -> Int16? {
-        guard let column = presentColumn(key) else { return nil }
+        guard let column = try presentColumn(key) else { return nil }
         return try decoder.integer(Int16.self, column)
     }
 
     /// nil when the key has no column or the column is NULL, else the column as an `Int32`.
     public func decodeIfPresent(_ type: Int32.Type, forKey key: String) throws -> Int32? {
-        guard let column = presentColumn(key) else { return nil }
+        guard let column = try presentColumn(key) else { return nil }
         return try decoder.integer(Int32.self, column)
     }
 
     /// nil when the key has no column or the column is NULL, else the column as an `Int64`.
     public func decodeIfPresent(_ type: Int64.Type, forKey key: String) throws -> Int64? {
-        guard let column = presentColumn(key) else { return nil }
+        guard let column = try presentColumn(key) else { return nil }
         return try decoder.integer(Int64.self, column)
     }
 
     /// nil when the key has no column or the column is NULL, else the column as a `UInt`.
     public func decodeIfPresent(_ type: UInt.Type, forKey key: String) throws -> UInt? {
-        guard let column = presentColumn(key) else { return nil }
+        guard let column = try presentColumn(key) else { return nil }
         return try decoder.integer(UInt.self, column)
     }
 
     /// nil when the key has no column or the column is NULL, else the column as a `UInt8`.
     public func decodeIfPresent(_ type: UInt8.Type, forKey key: String) throws -> UInt8? {
-        guard let column = presentColumn(key) else { return nil }
+        guard let column = try presentColumn(key) else { return nil }
         return try decoder.integer(UInt8.self, column)
     }
 
     /// nil when the key has no column or the column is NULL, else the column as a `UInt16`.
     public func decodeIfPresent(_ type: UInt16.Type, forKey key: String) throws -> UInt16? {
-        guard let column = presentColumn(key) else { return nil }
+        guard let column = try presentColumn(key) else { return nil }
         return try decoder.integer(UInt16.self, column)
     }
 
     /// nil when the key has no column or the column is NULL, else the column as a `UInt32`.
     public func decodeIfPresent(_ type: UInt32.Type, forKey key: String) throws -> UInt32? {
-        guard let column = presentColumn(key) else { return nil }
+        guard let column = try presentColumn(key) else { return nil }
         return try decoder.integer(UInt32.self, column)
     }
 
     /// nil when the key has no column or the column is NULL, else the column as a `UInt64`.
     public func decodeIfPresent(_ type: UInt64.Type, forKey key: String) throws -> UInt64? {
-        guard let column = presentColumn(key) else { return nil }
+        guard let column = try presentColumn(key) else { return nil }
         return try decoder.integer(UInt64.self, column)
     }
 
     /// nil when the key has no column or the column is NULL, else the column as a `Double`.
     public func decodeIfPresent(_ type: Double.Type, forKey key: String) throws -> Double? {
-        guard let column = presentColumn(key) else { return nil }
+        guard let column = try presentColumn(key) else { return nil }
         return try decoder.double(column, as: Double.self)
+    }
+
+    /// nil when the key has no column or the column is NULL, else the column as a `Float`.
+    public func decodeIfPresent(_ type: Float.Type, forKey key: String) throws -> Float? {
+        guard let column = try presentColumn(key) else { return nil }
+        return try decoder.float(column)
+    }
+
+    /// nil when the key has no column or the column is NULL, else the column as a `Bool`.
+    public func decodeIfPresent(_ type: Bool.Type, forKey key: String) throws -> Bool? {
+        guard let column = try presentColumn(key) else { return nil }
+        return try decoder.bool(column)
     }
 
     /// nil when the key has no column or the column is NULL, else the column as a `String`.
     public func decodeIfPresent(_ type: String.Type, forKey key: String) throws -> String? {
-        guard let column = presentColumn(key) else { return nil }
+        guard let column = try presentColumn(key) else { return nil }
         return try decoder.string(column)
     }
 
     /// nil when the key has no column or the column is NULL, else the column as a `T`.
     public func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: String) throws -> T? {
-        guard let column = presentColumn(key) else { return nil }
+        guard let column = try presentColumn(key) else { return nil }
         return try decoder.decodeValue(T.self, column: column)
     }
 }

@@ -11,103 +11,137 @@ import Foundation
 /// }
 /// ```
 ///
-/// A writer is only valid during the `encodeColumns(to:)` call it is passed to.
+/// A writer is only valid during the `encodeColumns(to:)` call it is passed to: one kept and used later throws.
 public struct ColumnWriter {
     private let core: RowEncoderCore
     // The core above keeps the row alive for as long as the writer lives; reaching the row through an
     // unmanaged reference saves a retain and a release on every value.
     private let fastRow: Unmanaged<EncodedRow>
+    /// The `encodeColumns(to:)` call the writer was made for (see ``EncodedRow/endWriter()``).
+    private let generation: UInt64
 
     init(core: RowEncoderCore) {
         self.core = core
         self.fastRow = Unmanaged.passUnretained(core.row)
+        self.generation = core.row.writerGeneration
     }
 
+    /// Stores an INTEGER, on the fast path of ``EncodedRow``.
     @inline(__always)
-    private func set(_ value: Int64, forKey key: String) {
-        fastRow._withUnsafeGuaranteedRef { $0.set(value, forKey: key) }
+    private func set(_ value: Int64, forKey key: String) throws {
+        try fastRow._withUnsafeGuaranteedRef { row in
+            guard row.writerGeneration == generation else { throw Self.expired(key) }
+            row.set(value, forKey: key)
+        }
+    }
+
+    /// Stores any value.
+    @inline(__always)
+    private func set(_ value: SQLiteValue, forKey key: String) throws {
+        try fastRow._withUnsafeGuaranteedRef { row in
+            guard row.writerGeneration == generation else { throw Self.expired(key) }
+            row.set(value, forKey: key)
+        }
+    }
+
+    /// The error for a writer kept and used after its `encodeColumns(to:)` call returned, which would
+    /// otherwise write into another record's row.
+    @inline(never)
+    private static func expired(_ key: String) -> EncodingError {
+        EncodingError.invalidValue(
+            key,
+            .init(
+                codingPath: [IndexKey(key)],
+                debugDescription: "a ColumnWriter was used after the encodeColumns(to:) call it was passed to returned")
+        )
     }
 
     /// Stores NULL.
     public mutating func encodeNil(forKey key: String) throws {
-        core.row.set(.null, forKey: key)
+        try set(.null, forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: Int, forKey key: String) throws {
-        set(Int64(value), forKey: key)
+        try set(Int64(value), forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: Int64, forKey key: String) throws {
-        set(value, forKey: key)
+        #if _pointerBitWidth(_64)
+            // Through the `Int` method (the same width here) rather than a body of its own: two
+            // identical bodies would be merged into one function that both reach through an extra jump.
+            try encode(Int(value), forKey: key)
+        #else
+            try set(value, forKey: key)
+        #endif
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: Int32, forKey key: String) throws {
-        set(Int64(value), forKey: key)
+        try set(Int64(value), forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: Int16, forKey key: String) throws {
-        set(Int64(value), forKey: key)
+        try set(Int64(value), forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: Int8, forKey key: String) throws {
-        set(Int64(value), forKey: key)
+        try set(Int64(value), forKey: key)
     }
 
     /// Stores an INTEGER; a value above `Int64.max` throws `EncodingError.invalidValue`.
     public mutating func encode(_ value: UInt, forKey key: String) throws {
-        core.row.set(try core.values.encode(UInt64(value), codingPath: [IndexKey(key)]), forKey: key)
+        try set(try core.values.encode(UInt64(value), codingPath: [IndexKey(key)]), forKey: key)
     }
 
     /// Stores an INTEGER; a value above `Int64.max` throws `EncodingError.invalidValue`.
     public mutating func encode(_ value: UInt64, forKey key: String) throws {
-        core.row.set(try core.values.encode(value, codingPath: [IndexKey(key)]), forKey: key)
+        try set(try core.values.encode(value, codingPath: [IndexKey(key)]), forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: UInt32, forKey key: String) throws {
-        set(Int64(value), forKey: key)
+        try set(Int64(value), forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: UInt16, forKey key: String) throws {
-        set(Int64(value), forKey: key)
+        try set(Int64(value), forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: UInt8, forKey key: String) throws {
-        set(Int64(value), forKey: key)
+        try set(Int64(value), forKey: key)
     }
 
     /// Stores INTEGER 1 or 0.
     public mutating func encode(_ value: Bool, forKey key: String) throws {
-        set(value ? 1 : 0, forKey: key)
+        try set(Int64(value ? 1 : 0), forKey: key)
     }
 
     /// Stores a REAL; NaN throws `EncodingError.invalidValue`.
     public mutating func encode(_ value: Double, forKey key: String) throws {
-        core.row.set(try core.values.encode(value, codingPath: [IndexKey(key)]), forKey: key)
+        try set(try core.values.encode(value, codingPath: [IndexKey(key)]), forKey: key)
     }
 
     /// Stores a REAL; NaN throws `EncodingError.invalidValue`.
     public mutating func encode(_ value: Float, forKey key: String) throws {
-        core.row.set(try core.values.encode(Double(value), codingPath: [IndexKey(key)]), forKey: key)
+        try set(try core.values.encode(Double(value), codingPath: [IndexKey(key)]), forKey: key)
     }
 
     /// Stores TEXT.
     public mutating func encode(_ value: String, forKey key: String) throws {
-        core.row.set(.text(value), forKey: key)
+        try set(.text(value), forKey: key)
     }
 
     /// Stores any other value as `encode(to:)` stores a property of its type: `Date`, `UUID`, `URL`,
     /// `Decimal` per the options, `Data` as a BLOB, a raw-value enum as its raw value, a nested value as
     /// JSON text.
     public mutating func encode<T: Encodable>(_ value: T, forKey key: String) throws {
-        core.row.set(try core.values.encode(value, codingPath: [IndexKey(key)]), forKey: key)
+        try set(try core.values.encode(value, codingPath: [IndexKey(key)]), forKey: key)
     }
 
     /// Stores `value`, or NULL when it is nil (as `encode(to:)` does for an optional property).
@@ -115,7 +149,7 @@ public struct ColumnWriter {
         if let value {
             try encode(value, forKey: key)
         } else {
-            core.row.set(.null, forKey: key)
+            try set(.null, forKey: key)
         }
     }
 }

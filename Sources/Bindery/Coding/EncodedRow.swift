@@ -33,6 +33,9 @@ final class EncodedRow {
         var bound = 0
         /// Whether a parameter of the current row holds TEXT or a BLOB, which is bound afterwards.
         var deferred = false
+        /// Counts the `encodeColumns(to:)` calls that ended: a ``ColumnWriter`` made during one holds the
+        /// count it started with and refuses to write once it has changed.
+        var writerGeneration: UInt64 = 0
         /// Whether the current row does not have `target`'s shape (a NULL where it has a parameter,
         /// a value where it has none, a slot encoded twice).
         var offShape = false
@@ -208,6 +211,28 @@ final class EncodedRow {
         (0..<count).filter(isPresent).map { (storage.pointee.columns[$0], value(at: $0)) }
     }
 
+    /// Whether ``present`` equals `slots`, without building it.
+    func presentSlotsEqual(_ slots: [Bool]) -> Bool {
+        let count = storage.pointee.count
+        guard slots.count == count else { return false }
+        return slots.withUnsafeBufferPointer { slots in
+            for slot in 0..<count where slots[slot] != isPresent(slot) {
+                return false
+            }
+            return true
+        }
+    }
+
+    /// The generation of the ``ColumnWriter`` now writing (see ``endWriter()``).
+    @inline(__always)
+    var writerGeneration: UInt64 { storage.pointee.writerGeneration }
+
+    /// Ends the current ``ColumnWriter``: it may not write any more.
+    @inline(__always)
+    func endWriter() {
+        storage.pointee.writerGeneration &+= 1
+    }
+
     /// For each slot, whether it was encoded with a value other than NULL.
     var nonNullSlots: [Bool] {
         (0..<count).map(isNonNull)
@@ -274,7 +299,7 @@ final class EncodedRow {
             storage.pointee.deferred = true
         }
         if inShape {
-            storage.pointee.bound += 1
+            storage.pointee.bound &+= 1
         } else {
             storage.pointee.offShape = true
         }

@@ -30,6 +30,9 @@ final class RowDecoder: Decoder {
     /// read for every field, they must not pay for the exclusivity checks of a class's stored `var`s.
     private struct KeyOrder {
         var position = 0
+        /// Counts the `init(columns:)` calls that ended: a ``ColumnReader`` made during one holds the
+        /// count it started with and refuses to read once it has changed.
+        var readerGeneration: UInt64 = 0
         var keys: [String] = []
         var columns: [Int32] = []
     }
@@ -118,7 +121,7 @@ final class RowDecoder: Decoder {
             if verifiedRows < RowEncoderCore.rowsToVerify {
                 return try decodeVerified(T.self, columnDecodable)
             }
-            return try columnDecodable.decode(columns: ColumnReader(decoder: self), as: T.self)
+            return try decodeColumns(T.self, columnDecodable)
         case .scalar:
             guard columnCount > 0 else {
                 throw DecodingError.valueNotFound(
@@ -173,24 +176,46 @@ final class RowDecoder: Decoder {
         return .record
     }
 
-    /// Decodes the current row both ways and, when `T` is also `Encodable`, checks that the two values
-    /// encode to the same columns; returns the `init(columns:)` value.
+    /// Decodes the current row with `init(columns:)`.
+    @inline(__always)
+    private func decodeColumns<T: Decodable>(_ type: T.Type, _ columnDecodable: any ColumnDecodable.Type) throws -> T {
+        // A reader kept past this call refuses to read (see ColumnReader).
+        defer { order.pointee.readerGeneration &+= 1 }
+        return try columnDecodable.decode(columns: ColumnReader(decoder: self), as: T.self)
+    }
+
+    /// The generation of the ``ColumnReader`` now reading.
+    @inline(__always)
+    var readerGeneration: UInt64 { order.pointee.readerGeneration }
+
+    /// Decodes the current row with `init(columns:)` and, when `T` is also `Encodable`, with
+    /// `init(from:)` too, and checks that the two values encode to the same columns; returns the
+    /// `init(columns:)` value. A row that `init(from:)` cannot decode, or whose values cannot be
+    /// encoded again, is not compared (and not counted as checked): the hand-written value stands.
     @inline(never)
     private func decodeVerified<T: Decodable>(_ type: T.Type, _ columnDecodable: any ColumnDecodable.Type) throws -> T {
-        let byHand = try columnDecodable.decode(columns: ColumnReader(decoder: self), as: T.self)
+        let byHand = try decodeColumns(T.self, columnDecodable)
+        guard T.self is any Encodable.Type else {
+            verifiedRows = RowEncoderCore.rowsToVerify  // nothing to compare with
+            return byHand
+        }
         order.pointee.position = 0
-        let byCodable = try T(from: self)
-        if let byHand = byHand as? any Encodable, let byCodable = byCodable as? any Encodable {
-            let encoder = RowEncoder(options: options)
-            let written = try encoder.encode(byHand)
-            let expected = try encoder.encode(byCodable)
-            if let mismatch = ColumnMismatch(expected: expected, written: written) {
-                throw DecodingError.dataCorrupted(
-                    .init(
-                        codingPath: [IndexKey(mismatch.column)],
-                        debugDescription: "init(columns:) of \(T.self) does not read what init(from:) reads: "
-                            + "encoded again, \(mismatch.description)"))
-            }
+        guard let byCodable = try? T(from: self), let handEncodable = byHand as? any Encodable,
+            let codableEncodable = byCodable as? any Encodable
+        else {
+            return byHand
+        }
+        let encoder = RowEncoder(options: options)
+        guard let written = try? encoder.encode(handEncodable), let expected = try? encoder.encode(codableEncodable)
+        else {
+            return byHand
+        }
+        if let mismatch = ColumnMismatch(expected: expected, written: written) {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: [IndexKey(mismatch.column)],
+                    debugDescription: "init(columns:) of \(T.self) does not read what init(from:) reads: "
+                        + "encoded again, \(mismatch.description)"))
         }
         verifiedRows += 1
         return byHand

@@ -60,6 +60,8 @@ final class RowEncoderCore: Encoder {
     private var columnEncodable: (any ColumnEncodable.Type)?
     /// How many rows of that type were checked to encode the same both ways.
     private var verifiedRows = 0
+    /// Which slots the first checked row had.
+    private var checkedSlots: [Bool] = []
     /// How many rows of a ``ColumnEncodable`` type are encoded both ways and compared.
     static let rowsToVerify = 8
 
@@ -85,6 +87,12 @@ final class RowEncoderCore: Encoder {
                 try encodeVerified(pointer, columnEncodable)
             } else {
                 try encodeColumns(pointer, columnEncodable)
+                // Values are compared on the first rows only, but which columns a row has is checked on
+                // every row: one with other columns than the first (a key left out only when a value is
+                // nil, say) is compared with its Codable form again.
+                if !row.presentSlotsEqual(checkedSlots) {
+                    try encodeVerified(pointer, columnEncodable)
+                }
             }
             return
         }
@@ -111,6 +119,8 @@ final class RowEncoderCore: Encoder {
     private func encodeColumns<T: Encodable>(_ pointer: UnsafePointer<T>, _ type: any ColumnEncodable.Type) throws {
         row.startRow()
         var writer = ColumnWriter(core: self)
+        // A writer kept past this call refuses to write (see ColumnWriter).
+        defer { row.endWriter() }
         try type.encodeColumns(of: UnsafeRawPointer(pointer), to: &writer)
     }
 
@@ -122,13 +132,17 @@ final class RowEncoderCore: Encoder {
         try encodeColumns(pointer, type)
         let written = row.pairs
         if let mismatch = ColumnMismatch(expected: expected, written: written) {
+            // The type, not the value, goes in the error: the value is user data.
             throw EncodingError.invalidValue(
-                pointer.pointee,
+                T.self,
                 .init(
                     codingPath: [IndexKey(mismatch.column)],
                     debugDescription:
                         "encodeColumns(to:) of \(T.self) does not write what encode(to:) writes: \(mismatch.description)"
                 ))
+        }
+        if verifiedRows == 0 {
+            checkedSlots = row.present
         }
         verifiedRows += 1
     }

@@ -64,7 +64,15 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     mutating func encode(_ value: Int8, forKey key: Key) throws { set(Int64(value), key) }
     mutating func encode(_ value: Int16, forKey key: Key) throws { set(Int64(value), key) }
     mutating func encode(_ value: Int32, forKey key: Key) throws { set(Int64(value), key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { set(value, key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+        #if _pointerBitWidth(_64)
+            // Through the `Int` method (the same width here): two identical bodies would be merged into
+            // one function reached by an extra jump.
+            try encode(Int(value), forKey: key)
+        #else
+            set(value, key)
+        #endif
+    }
     mutating func encode(_ value: UInt, forKey key: Key) throws {
         set(try core.values.encode(UInt64(value), codingPath: [key]), key)
     }

@@ -126,8 +126,8 @@ final class Statement {
         while try step() {}
     }
 
-    /// How many rows the statement changed when it last ran (`sqlite3_changes64` of its connection,
-    /// which is open while the statement lives).
+    /// How many rows the last INSERT, UPDATE or DELETE on the statement's connection changed
+    /// (`sqlite3_changes64`, counted per connection): read it right after running this statement.
     var changes: Int { Int(sqlite3_changes64(database)) }
 
     /// Resets the statement so that it can run again; bindings stay.
