@@ -212,11 +212,14 @@ final class EncodedRow {
     }
 
     /// Whether ``present`` equals `slots`, without building it.
+    @inline(__always)
     func presentSlotsEqual(_ slots: [Bool]) -> Bool {
         let count = storage.pointee.count
         guard slots.count == count else { return false }
+        let present = storage.pointee.present
+        let generation = storage.pointee.generation
         return slots.withUnsafeBufferPointer { slots in
-            for slot in 0..<count where slots[slot] != isPresent(slot) {
+            for slot in 0..<count where slots[slot] != (present[slot] == generation) {
                 return false
             }
             return true
