@@ -127,6 +127,24 @@ import Testing
     // MARK: Constant memory
 
     @Test func millionRowScanKeepsMemoryFlat() throws {
+        // Resident memory is the whole process's, and other suites run at the same time, so the limit
+        // leaves them room: a cursor that kept as little as 32 bytes per row would still grow by 29 MB
+        // over the 900,000 rows after the first 100,000. A scan over the limit is run once more, when
+        // the other suites have moved on: a cursor that keeps rows grows in both scans.
+        let limit = 24 * 1024 * 1024
+        var scan = try scanAMillionRows()
+        if let growth = scan.growth, growth >= limit {
+            scan = try scanAMillionRows()
+        }
+        if let growth = scan.growth, let whole = scan.whole {
+            #expect(growth < limit, "resident memory grew by \(growth) bytes after the first 100,000 rows")
+            #expect(whole < 4 * limit, "resident memory grew by \(whole) bytes over the whole scan")
+        }
+    }
+
+    /// Reads a million rows through a cursor, checking every row; returns how much resident memory grew
+    /// after the first 100,000 rows and over the whole scan (nil where it cannot be read).
+    private func scanAMillionRows() throws -> (growth: Int?, whole: Int?) {
         let conn = try Connection.inMemory()
         let cursor = try conn.rowCursor(
             """
@@ -159,16 +177,7 @@ import Testing
         #expect(count == 1_000_000)
         #expect(sum == 1_000_000 * 1_000_001 / 2)
         #expect(lastText == "some text 1000000")
-        if let start, let baseline = afterFirst100k, let end {
-            // Resident memory is the whole process's, and other suites run at the same time, so the
-            // limit leaves them room: a cursor that kept as little as 32 bytes per row would still grow
-            // by 29 MB over the 900,000 rows after the first 100,000.
-            let limit = 24 * 1024 * 1024
-            let growth = max(highest, end) - baseline
-            #expect(growth < limit, "resident memory grew by \(growth) bytes after the first 100,000 rows")
-            #expect(
-                end - start < 4 * limit,
-                "resident memory went from \(start) to \(end) bytes over the whole scan")
-        }
+        guard let start, let baseline = afterFirst100k, let end else { return (nil, nil) }
+        return (max(highest, end) - baseline, end - start)
     }
 }
