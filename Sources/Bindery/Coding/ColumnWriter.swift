@@ -26,16 +26,7 @@ public struct ColumnWriter {
         self.generation = core.row.writerGeneration
     }
 
-    /// Stores an INTEGER, on the fast path of ``EncodedRow``.
-    @inline(__always)
-    private func set(_ value: Int64, forKey key: String) throws {
-        try fastRow._withUnsafeGuaranteedRef { row in
-            guard row.writerGeneration == generation else { throw Self.expired(key) }
-            row.set(value, forKey: key)
-        }
-    }
-
-    /// Stores any value.
+    /// Stores `value` for `key`.
     @inline(__always)
     private func set(_ value: SQLiteValue, forKey key: String) throws {
         try fastRow._withUnsafeGuaranteedRef { row in
@@ -63,7 +54,7 @@ public struct ColumnWriter {
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: Int, forKey key: String) throws {
-        try set(Int64(value), forKey: key)
+        try set(.integer(Int64(value)), forKey: key)
     }
 
     /// Stores an INTEGER.
@@ -73,23 +64,23 @@ public struct ColumnWriter {
             // identical bodies would be merged into one function that both reach through an extra jump.
             try encode(Int(value), forKey: key)
         #else
-            try set(value, forKey: key)
+            try set(.integer(value), forKey: key)
         #endif
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: Int32, forKey key: String) throws {
-        try set(Int64(value), forKey: key)
+        try set(.integer(Int64(value)), forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: Int16, forKey key: String) throws {
-        try set(Int64(value), forKey: key)
+        try set(.integer(Int64(value)), forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: Int8, forKey key: String) throws {
-        try set(Int64(value), forKey: key)
+        try set(.integer(Int64(value)), forKey: key)
     }
 
     /// Stores an INTEGER; a value above `Int64.max` throws `EncodingError.invalidValue`.
@@ -104,22 +95,22 @@ public struct ColumnWriter {
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: UInt32, forKey key: String) throws {
-        try set(Int64(value), forKey: key)
+        try set(.integer(Int64(value)), forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: UInt16, forKey key: String) throws {
-        try set(Int64(value), forKey: key)
+        try set(.integer(Int64(value)), forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: UInt8, forKey key: String) throws {
-        try set(Int64(value), forKey: key)
+        try set(.integer(Int64(value)), forKey: key)
     }
 
     /// Stores INTEGER 1 or 0.
     public mutating func encode(_ value: Bool, forKey key: String) throws {
-        try set(Int64(value ? 1 : 0), forKey: key)
+        try set(.integer(value ? 1 : 0), forKey: key)
     }
 
     /// Stores a REAL; NaN throws `EncodingError.invalidValue`.

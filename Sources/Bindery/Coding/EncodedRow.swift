@@ -115,61 +115,45 @@ final class EncodedRow {
         storage.pointee.offShape = false
     }
 
-    /// Stores `value` in `slot`.
+    /// Stores `value` in `slot`. An old value that holds nothing to release (NULL, an INTEGER, a
+    /// REAL) is written over without the generic destroy, which would cost a call per value.
     @inline(__always)
     func set(_ value: SQLiteValue, slot: Int) {
         if let target = storage.pointee.target {
             bindNow(value, slot: slot, to: target)
         }
-        storage.pointee.values[slot] = value
+        switch storage.pointee.values[slot] {
+        case .null, .integer, .real: (storage.pointee.values + slot).initialize(to: value)
+        case .text, .blob: storage.pointee.values[slot] = value
+        }
         storage.pointee.present[slot] = storage.pointee.generation
         storage.pointee.cursor = slot + 1
     }
 
     /// Stores `value` for the coding key `key`; returns its slot.
     @discardableResult
+    @inline(__always)
     func set(_ value: SQLiteValue, forKey key: String) -> Int {
         let slot = self.slot(forKey: key)
         set(value, slot: slot)
         return slot
     }
 
-    /// Stores an INTEGER for the coding key `key`: the path of ``ColumnWriter``, which predicts the
-    /// slot after the last one set and confirms it with one string comparison.
+    /// The slot of the coding key `key`: the one after the last slot set, confirmed with one string
+    /// comparison, or else found by ``lookUpSlot(_:)``.
     @inline(__always)
-    func set(_ value: Int64, forKey key: String) {
-        let cursor = storage.pointee.cursor
-        if cursor < storage.pointee.count && storage.pointee.keys[cursor] == key {
-            set(value, slot: cursor)
-        } else {
-            set(.integer(value), forKey: key)
-        }
-    }
-
-    /// Stores an INTEGER in `slot`; the same as ``set(_:slot:)`` with `.integer(value)`, but an INTEGER
-    /// written over an INTEGER skips the generic destroy of the old value, which has nothing to release.
-    @inline(__always)
-    func set(_ value: Int64, slot: Int) {
-        if let target = storage.pointee.target {
-            bindNow(.integer(value), slot: slot, to: target)
-        }
-        if case .integer = storage.pointee.values[slot] {
-            (storage.pointee.values + slot).initialize(to: .integer(value))
-        } else {
-            storage.pointee.values[slot] = .integer(value)
-        }
-        storage.pointee.present[slot] = storage.pointee.generation
-        storage.pointee.cursor = slot + 1
-    }
-
-    /// The slot of the coding key `key`, learned on first sight.
     func slot(forKey key: String) -> Int {
         let cursor = storage.pointee.cursor
-        let count = storage.pointee.count
-        if cursor < count && storage.pointee.keys[cursor] == key {
+        if cursor < storage.pointee.count && storage.pointee.keys[cursor] == key {
             return cursor
         }
-        for slot in 0..<count where storage.pointee.keys[slot] == key {
+        return lookUpSlot(key)
+    }
+
+    /// The slot of the coding key `key` when it is not the predicted one, learned on first sight.
+    @inline(never)
+    private func lookUpSlot(_ key: String) -> Int {
+        for slot in 0..<storage.pointee.count where storage.pointee.keys[slot] == key {
             return slot
         }
         return addSlot(key)

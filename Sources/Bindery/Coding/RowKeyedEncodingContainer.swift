@@ -36,21 +36,6 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
         }
     }
 
-    /// The same as ``set(_:_:)`` for an INTEGER, through `EncodedRow.set(_:slot:)` for an `Int64`.
-    @inline(__always)
-    private func set(_ value: Int64, _ key: Key) {
-        row._withUnsafeGuaranteedRef { row in
-            if let tags {
-                let known = tags[KeyTagTable.tag(of: key)]
-                if known >= 0 {
-                    row.set(value, slot: Int(known))
-                    return
-                }
-            }
-            set(.integer(value), key)
-        }
-    }
-
     mutating func encodeNil(forKey key: Key) throws { set(.null, key) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { set(.integer(value ? 1 : 0), key) }
     mutating func encode(_ value: String, forKey key: Key) throws { set(.text(value), key) }
@@ -60,25 +45,25 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     mutating func encode(_ value: Float, forKey key: Key) throws {
         set(try core.values.encode(Double(value), codingPath: [key]), key)
     }
-    mutating func encode(_ value: Int, forKey key: Key) throws { set(Int64(value), key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { set(Int64(value), key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { set(Int64(value), key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { set(Int64(value), key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { set(.integer(Int64(value)), key) }
     mutating func encode(_ value: Int64, forKey key: Key) throws {
         #if _pointerBitWidth(_64)
             // Through the `Int` method (the same width here): two identical bodies would be merged into
             // one function reached by an extra jump.
             try encode(Int(value), forKey: key)
         #else
-            set(value, key)
+            set(.integer(value), key)
         #endif
     }
     mutating func encode(_ value: UInt, forKey key: Key) throws {
         set(try core.values.encode(UInt64(value), codingPath: [key]), key)
     }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { set(Int64(value), key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { set(Int64(value), key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { set(Int64(value), key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { set(.integer(Int64(value)), key) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws {
         set(try core.values.encode(value, codingPath: [key]), key)
     }

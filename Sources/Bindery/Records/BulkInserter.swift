@@ -38,16 +38,16 @@ final class BulkInserter {
     /// values are bound as they are encoded.
     @inline(never)
     private func bindRow() throws -> Statement {
-        if let statement, row.nonNullSlotsEqual(columns) {
-            try row.bind(to: statement, slots: columns, startingAt: 1)
-            row.bindDirectly(to: statement, slots: columns, startingAt: 1)
-            return statement
+        let statement: Statement
+        if let current = self.statement, row.nonNullSlotsEqual(columns) {
+            statement = current
+        } else {
+            finish()
+            columns = row.nonNullSlots
+            statement = try connection.checkOutStatement(
+                state.insert(columns: columns, policy: policy, returning: false))
+            self.statement = statement
         }
-        finish()
-        columns = row.nonNullSlots
-        let statement = try connection.checkOutStatement(
-            state.insert(columns: columns, policy: policy, returning: false))
-        self.statement = statement
         try row.bind(to: statement, slots: columns, startingAt: 1)
         row.bindDirectly(to: statement, slots: columns, startingAt: 1)
         return statement
