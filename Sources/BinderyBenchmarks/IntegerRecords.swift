@@ -81,6 +81,11 @@ enum IntegerRecords {
     static let insertSQL =
         "INSERT INTO ten (c0, c1, c2, c3, c4, c5, c6, c7, c8, c9) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
+    /// The same INSERT with named parameters, which ``BareEncoder`` finds by coding key.
+    static let namedInsertSQL =
+        "INSERT INTO ten (c0, c1, c2, c3, c4, c5, c6, c7, c8, c9) "
+        + "VALUES (:c0, :c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9)"
+
     static func run(_ benchmark: Benchmark) throws {
         let records = (0..<count).map(TenIntegers.init)
         let conn = try Connection.inMemory()
@@ -106,13 +111,7 @@ enum IntegerRecords {
             }
             try? raw.exec("COMMIT")
         }
-        let fetchWithC = {
-            var rows: [TenIntegers] = []
-            while sqlite3_step(select) == SQLITE_ROW {
-                rows.append(read(select))
-            }
-            sqlite3_reset(select)
-        }
+        let fetchWithC = { _ = rows(select) }
 
         benchmark.compare(
             "bulk insert 100,000 records, 10 INTEGER columns", goal: 1.25,
@@ -126,6 +125,27 @@ enum IntegerRecords {
                 }
             })
         if let failure { throw failure }
+
+        // The floor under any Codable encoder: the same loop with each record's own `encode(to:)`
+        // binding its values through an encoder that does nothing else (see BareEncoder).
+        let bareInsert = try raw.prepare(namedInsertSQL)
+        defer { sqlite3_finalize(bareInsert) }
+        let bare = BareEncoder(statement: bareInsert)
+        let floorRan = benchmark.compare(
+            "bulk insert, a bare Encoder that only binds (floor)", goal: nil,
+            baseline: insertWithC,
+            bindery: {
+                try? raw.exec("DELETE FROM ten; BEGIN IMMEDIATE")
+                for record in records {
+                    try? record.encode(to: bare)
+                    sqlite3_step(bareInsert)
+                    sqlite3_reset(bareInsert)
+                }
+                try? raw.exec("COMMIT")
+            })
+        if floorRan > 0 && (bare.refused || rows(select) != records) {
+            throw BenchmarkError.mismatch("the bare encoder did not insert the records")
+        }
 
         let byHand = records.map(TenIntegersByHand.init)
         benchmark.compare(
@@ -177,49 +197,47 @@ enum IntegerRecords {
         try conn.execute(script: "DELETE FROM ten")
         try conn.insert(contentsOf: records)
 
-        var fetched: [TenIntegers] = []
-        benchmark.compare(
-            "fetchAll 100,000 records, 10 INTEGER columns", goal: 1.75,
-            baseline: fetchWithC,
-            bindery: {
-                do {
-                    fetched = try conn.fetchAll(TenIntegers.self)
-                } catch {
-                    failure = error
-                }
-            })
-        if let failure { throw failure }
-        guard fetched.isEmpty || fetched == records else {
-            throw BenchmarkError.mismatch("fetchAll returned other records than were inserted")
+        try compareFetch(benchmark, "fetchAll 100,000 records, 10 INTEGER columns", fetchWithC, records) {
+            try conn.fetchAll(TenIntegers.self)
         }
-
-        var fetchedByHand: [TenIntegersByHand] = []
-        benchmark.compare(
-            "fetchAll 100,000 ColumnDecodable records", goal: 1.75,
-            baseline: fetchWithC,
-            bindery: {
-                do {
-                    fetchedByHand = try conn.fetchAll(TenIntegersByHand.self)
-                } catch {
-                    failure = error
-                }
-            })
-        if let failure { throw failure }
-        guard fetchedByHand.isEmpty || fetchedByHand == byHand else {
-            throw BenchmarkError.mismatch("fetchAll by hand returned other records than were inserted")
+        try compareFetch(benchmark, "fetchAll 100,000 ColumnDecodable records", fetchWithC, byHand) {
+            try conn.fetchAll(TenIntegersByHand.self)
         }
+        try compareFetch(benchmark, "decode 100,000 rows of 10 INTEGER columns (sql:)", fetchWithC, records) {
+            try conn.fetchAll(TenIntegers.self, sql: "SELECT * FROM ten")
+        }
+    }
 
-        benchmark.compare(
-            "decode 100,000 rows of 10 INTEGER columns (sql:)", goal: 1.75,
-            baseline: fetchWithC,
+    /// Compares a Bindery fetch with the C read, goal 1.75×. Like the C side, each run builds its array
+    /// and drops it, so that neither side holds an earlier result while it reads; the records are
+    /// checked against `expected` afterwards.
+    static func compareFetch<T: Equatable>(
+        _ benchmark: Benchmark, _ name: String, _ baseline: () -> Void, _ expected: [T], _ fetch: () throws -> [T]
+    ) throws {
+        var failure: Error?
+        let ran = benchmark.compare(
+            name, goal: 1.75, baseline: baseline,
             bindery: {
                 do {
-                    fetched = try conn.fetchAll(TenIntegers.self, sql: "SELECT * FROM ten")
+                    _ = try fetch()
                 } catch {
                     failure = error
                 }
             })
         if let failure { throw failure }
+        if ran > 0, try fetch() != expected {
+            throw BenchmarkError.mismatch("\(name): other records than were inserted")
+        }
+    }
+
+    /// Every row `select` returns.
+    static func rows(_ select: OpaquePointer) -> [TenIntegers] {
+        var rows: [TenIntegers] = []
+        while sqlite3_step(select) == SQLITE_ROW {
+            rows.append(read(select))
+        }
+        sqlite3_reset(select)
+        return rows
     }
 
     @inline(__always)

@@ -15,18 +15,17 @@ final class EncodedRow {
         var count = 0
         var capacity = 0
         var cursor = 0
-        var values: UnsafeMutablePointer<SQLiteValue>
-        /// The row number in which each slot was last encoded: a slot is present when it equals
-        /// `generation`, so starting a row is one increment.
-        var present: UnsafeMutablePointer<UInt64>
+        /// Each slot's value, parameter and row number, side by side so that setting one value reaches
+        /// them from one pointer.
+        var slots: UnsafeMutablePointer<Slot>
+        /// The row being encoded: a slot is present when its `row` equals it, so starting a row is one
+        /// increment.
         var generation: UInt64 = 1
         /// The coding key of each slot; behind a pointer so that comparing one retains nothing.
         var keys: UnsafeMutablePointer<String>
         var columns: [String] = []
         /// The statement values are bound to as they are encoded, or nil.
         var target: OpaquePointer?
-        /// Each slot's parameter in `target`, 0 for a slot that is not one of its columns.
-        var parameters: UnsafeMutablePointer<Int32>
         /// How many slots are parameters of `target`.
         var parameterCount = 0
         /// How many parameters of `target` the current row has given a value.
@@ -41,28 +40,31 @@ final class EncodedRow {
         var offShape = false
     }
 
+    /// One slot: the value last encoded for it, the row it was encoded in and its parameter in the
+    /// target statement (0 for a slot that is not one of its columns).
+    private struct Slot {
+        var value: SQLiteValue = .null
+        var parameter: Int32 = 0
+        var row: UInt64 = 0
+    }
+
     private let storage: UnsafeMutablePointer<Storage>
     private let options: CodingOptions
 
     init(options: CodingOptions) {
         self.options = options
         let capacity = 16
-        let values = UnsafeMutablePointer<SQLiteValue>.allocate(capacity: capacity)
-        let present = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
-        let parameters = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+        let slots = UnsafeMutablePointer<Slot>.allocate(capacity: capacity)
         let keys = UnsafeMutablePointer<String>.allocate(capacity: capacity)
         storage = .allocate(capacity: 1)
-        storage.initialize(
-            to: Storage(capacity: capacity, values: values, present: present, keys: keys, parameters: parameters))
+        storage.initialize(to: Storage(capacity: capacity, slots: slots, keys: keys))
     }
 
     deinit {
-        storage.pointee.values.deinitialize(count: storage.pointee.count)
-        storage.pointee.values.deallocate()
+        storage.pointee.slots.deinitialize(count: storage.pointee.count)
+        storage.pointee.slots.deallocate()
         storage.pointee.keys.deinitialize(count: storage.pointee.count)
         storage.pointee.keys.deallocate()
-        storage.pointee.present.deallocate()
-        storage.pointee.parameters.deallocate()
         storage.deinitialize(count: 1)
         storage.deallocate()
     }
@@ -77,20 +79,21 @@ final class EncodedRow {
     /// The value of `slot` in the current row; `.null` where nothing was encoded.
     @inline(__always)
     func value(at slot: Int) -> SQLiteValue {
-        storage.pointee.values[slot]
+        storage.pointee.slots[slot].value
     }
 
     /// Whether `slot` was encoded in the current row (a key skipped by a custom `encode(to:)` was not).
     @inline(__always)
     func isPresent(_ slot: Int) -> Bool {
-        storage.pointee.present[slot] == storage.pointee.generation
+        storage.pointee.slots[slot].row == storage.pointee.generation
     }
 
     /// Whether `slot` was encoded with a value other than NULL.
     @inline(__always)
     func isNonNull(_ slot: Int) -> Bool {
-        guard storage.pointee.present[slot] == storage.pointee.generation else { return false }
-        if case .null = storage.pointee.values[slot] { return false }
+        let entry = storage.pointee.slots + slot
+        guard entry.pointee.row == storage.pointee.generation else { return false }
+        if case .null = entry.pointee.value { return false }
         return true
     }
 
@@ -119,15 +122,19 @@ final class EncodedRow {
     /// REAL) is written over without the generic destroy, which would cost a call per value.
     @inline(__always)
     func set(_ value: SQLiteValue, slot: Int) {
+        let entry = storage.pointee.slots + slot
         if let target = storage.pointee.target {
-            bindNow(value, slot: slot, to: target)
+            bindNow(value, entry, to: target)
         }
-        switch storage.pointee.values[slot] {
-        case .null, .integer, .real: (storage.pointee.values + slot).initialize(to: value)
-        case .text, .blob: storage.pointee.values[slot] = value
+        let generation = storage.pointee.generation
+        switch entry.pointee.value {
+        case .null, .integer, .real:
+            entry.initialize(to: Slot(value: value, parameter: entry.pointee.parameter, row: generation))
+        case .text, .blob:
+            entry.pointee.value = value
+            entry.pointee.row = generation
         }
-        storage.pointee.present[slot] = storage.pointee.generation
-        storage.pointee.cursor = slot + 1
+        storage.pointee.cursor = slot &+ 1
     }
 
     /// Stores `value` for the coding key `key`; returns its slot.
@@ -163,27 +170,17 @@ final class EncodedRow {
         let count = storage.pointee.count
         if count == storage.pointee.capacity {
             let capacity = count * 2
-            let values = UnsafeMutablePointer<SQLiteValue>.allocate(capacity: capacity)
-            values.moveInitialize(from: storage.pointee.values, count: count)
-            storage.pointee.values.deallocate()
-            let present = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
-            present.moveInitialize(from: storage.pointee.present, count: count)
-            storage.pointee.present.deallocate()
-            let parameters = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
-            parameters.moveInitialize(from: storage.pointee.parameters, count: count)
-            storage.pointee.parameters.deallocate()
+            let slots = UnsafeMutablePointer<Slot>.allocate(capacity: capacity)
+            slots.moveInitialize(from: storage.pointee.slots, count: count)
+            storage.pointee.slots.deallocate()
             let keys = UnsafeMutablePointer<String>.allocate(capacity: capacity)
             keys.moveInitialize(from: storage.pointee.keys, count: count)
             storage.pointee.keys.deallocate()
             storage.pointee.keys = keys
-            storage.pointee.values = values
-            storage.pointee.present = present
-            storage.pointee.parameters = parameters
+            storage.pointee.slots = slots
             storage.pointee.capacity = capacity
         }
-        (storage.pointee.values + count).initialize(to: .null)
-        (storage.pointee.present + count).initialize(to: 0)
-        (storage.pointee.parameters + count).initialize(to: 0)
+        (storage.pointee.slots + count).initialize(to: Slot())
         (storage.pointee.keys + count).initialize(to: key)
         storage.pointee.columns.append(options.columnName(forKey: key))
         storage.pointee.count = count + 1
@@ -200,10 +197,10 @@ final class EncodedRow {
     func presentSlotsEqual(_ slots: [Bool]) -> Bool {
         let count = storage.pointee.count
         guard slots.count == count else { return false }
-        let present = storage.pointee.present
+        let entries = storage.pointee.slots
         let generation = storage.pointee.generation
         return slots.withUnsafeBufferPointer { slots in
-            for slot in 0..<count where slots[slot] != (present[slot] == generation) {
+            for slot in 0..<count where slots[slot] != (entries[slot].row == generation) {
                 return false
             }
             return true
@@ -254,7 +251,7 @@ final class EncodedRow {
         var index = first
         try slots.withUnsafeBufferPointer { slots in
             for slot in 0..<count where slots[slot] {
-                try statement.bindFast(isPresent(slot) ? storage.pointee.values[slot] : .null, at: index)
+                try statement.bindFast(isPresent(slot) ? value(at: slot) : .null, at: index)
                 index += 1
             }
         }
@@ -266,9 +263,9 @@ final class EncodedRow {
     /// Binds `value`, just encoded for `slot`, to the target statement when it is an INTEGER or a REAL
     /// in one of its columns, and keeps count of whether the row still has the statement's shape.
     @inline(__always)
-    private func bindNow(_ value: SQLiteValue, slot: Int, to target: OpaquePointer) {
-        let parameter = storage.pointee.parameters[slot]
-        if storage.pointee.present[slot] == storage.pointee.generation {
+    private func bindNow(_ value: SQLiteValue, _ entry: UnsafeMutablePointer<Slot>, to target: OpaquePointer) {
+        let parameter = entry.pointee.parameter
+        if entry.pointee.row == storage.pointee.generation {
             storage.pointee.offShape = true  // encoded twice: the slow path binds the last value
             return
         }
@@ -299,10 +296,10 @@ final class EncodedRow {
         var index = first
         for slot in 0..<storage.pointee.count {
             if slot < slots.count && slots[slot] {
-                storage.pointee.parameters[slot] = index
+                storage.pointee.slots[slot].parameter = index
                 index += 1
             } else {
-                storage.pointee.parameters[slot] = 0
+                storage.pointee.slots[slot].parameter = 0
             }
         }
         storage.pointee.parameterCount = Int(index - first)
@@ -329,10 +326,11 @@ final class EncodedRow {
     /// Binds the TEXT and BLOB values of a row that ``isBound(to:)`` `statement`.
     func bindDeferred(to statement: Statement) throws {
         for slot in 0..<storage.pointee.count {
-            let parameter = storage.pointee.parameters[slot]
+            let parameter = storage.pointee.slots[slot].parameter
             guard parameter > 0 else { continue }
-            switch storage.pointee.values[slot] {
-            case .text, .blob: try statement.bind(storage.pointee.values[slot], at: parameter)
+            let value = storage.pointee.slots[slot].value
+            switch value {
+            case .text, .blob: try statement.bind(value, at: parameter)
             case .integer, .real, .null: continue
             }
         }
