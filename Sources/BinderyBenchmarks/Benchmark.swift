@@ -10,8 +10,8 @@ struct Benchmark {
     /// Runs the two sides alternately and prints their medians and ratio; returns the ratio.
     @discardableResult
     func compare(
-        _ name: String, goal: Double?, baselineName: String = "C API", baseline: () throws -> Void,
-        bindery: () throws -> Void
+        _ name: String, goal: Double?, baselineName: String = "C API", binderyName: String = "Bindery",
+        baseline: () throws -> Void, bindery: () throws -> Void
     ) rethrows -> Double {
         if let only, !name.contains(only) {
             return 0
@@ -24,10 +24,10 @@ struct Benchmark {
             baseTimes.append(try Benchmark.time(baseline))
             binderyTimes.append(try Benchmark.time(bindery))
         }
-        return report(name, goal: goal, baselineName: baselineName, binderyName: "Bindery", baseTimes, binderyTimes)
+        return report(name, goal: goal, baselineName: baselineName, binderyName: binderyName, baseTimes, binderyTimes)
     }
 
-    /// The same as ``compare(_:goal:baselineName:baseline:bindery:)`` for asynchronous work.
+    /// The same as ``compare(_:goal:baselineName:binderyName:baseline:bindery:)`` for asynchronous work.
     @discardableResult
     func compareAsync(
         _ name: String, goal: Double?, baselineName: String, bindery binderyName: String = "Bindery",

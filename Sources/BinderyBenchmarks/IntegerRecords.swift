@@ -81,11 +81,6 @@ enum IntegerRecords {
     static let insertSQL =
         "INSERT INTO ten (c0, c1, c2, c3, c4, c5, c6, c7, c8, c9) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
-    /// The same INSERT with named parameters, which ``BareEncoder`` finds by coding key.
-    static let namedInsertSQL =
-        "INSERT INTO ten (c0, c1, c2, c3, c4, c5, c6, c7, c8, c9) "
-        + "VALUES (:c0, :c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9)"
-
     static func run(_ benchmark: Benchmark) throws {
         let records = (0..<count).map(TenIntegers.init)
         let conn = try Connection.inMemory()
@@ -126,24 +121,26 @@ enum IntegerRecords {
             })
         if let failure { throw failure }
 
-        // The floor under any Codable encoder: the same loop with each record's own `encode(to:)`
-        // binding its values through an encoder that does nothing else (see BareEncoder).
-        let bareInsert = try raw.prepare(namedInsertSQL)
-        defer { sqlite3_finalize(bareInsert) }
-        let bare = BareEncoder(statement: bareInsert)
+        // The floor under Codable encoders: the same loop with each record's own `encode(to:)` binding
+        // its values through an encoder that does nothing else (see BareEncoder).
+        let bare = BareEncoder(statement: insert)
+        var bareInserted = 0
         let floorRan = benchmark.compare(
-            "bulk insert, a bare Encoder that only binds (floor)", goal: nil,
+            "bulk insert, a bare Encoder that only binds (floor)", goal: nil, binderyName: "bare Encoder",
             baseline: insertWithC,
             bindery: {
+                bareInserted = 0
                 try? raw.exec("DELETE FROM ten; BEGIN IMMEDIATE")
                 for record in records {
                     try? record.encode(to: bare)
-                    sqlite3_step(bareInsert)
-                    sqlite3_reset(bareInsert)
+                    if sqlite3_step(insert) == SQLITE_DONE {
+                        bareInserted &+= 1
+                    }
+                    sqlite3_reset(insert)
                 }
                 try? raw.exec("COMMIT")
             })
-        if floorRan > 0 && (bare.refused || rows(select) != records) {
+        if floorRan > 0 && (bare.refused || bareInserted != records.count || rows(select) != records) {
             throw BenchmarkError.mismatch("the bare encoder did not insert the records")
         }
 
