@@ -55,9 +55,11 @@ final class RowEncoderCore: Encoder {
     private var cachedKeyType: ObjectIdentifier?
     /// The tag table of that key type's container, when its keys are plain enum cases.
     private var keyTags: KeyTagTable?
-    /// The type encoded last, and whether it is ``ColumnEncodable``.
+    /// The type encoded last, whether it is ``ColumnEncodable``, and whether it is stored as one value
+    /// (see ``ValueEncoder/isScalar(_:)``): found once per type, not once per row.
     private var encodedType: ObjectIdentifier?
     private var columnEncodable: (any ColumnEncodable.Type)?
+    private var encodesScalar = false
     /// How many rows of that type were checked to encode the same both ways.
     private var verifiedRows = 0
     /// Which slots the first checked row had.
@@ -80,6 +82,7 @@ final class RowEncoderCore: Encoder {
         if encodedType != ObjectIdentifier(T.self) {
             encodedType = ObjectIdentifier(T.self)
             columnEncodable = T.self as? any ColumnEncodable.Type
+            encodesScalar = ValueEncoder.isScalar(T.self)
             verifiedRows = 0
         }
         if let columnEncodable {
@@ -104,7 +107,7 @@ final class RowEncoderCore: Encoder {
         row.startRow()
         failure = nil
         unkeyedCount = 0
-        if ValueEncoder.isScalar(T.self) {
+        if encodesScalar {
             row.set(try values.encode(value, codingPath: []), forKey: "")
         } else {
             try value.encode(to: self)
