@@ -48,9 +48,14 @@ let package = Package(
             path: "Examples/Persistence",
             exclude: ["README.md"]
         ),
+        // The Northwind fixture the tests and the benchmark read, expanded from Tests/Fixtures.
+        .target(
+            name: "NorthwindFixture",
+            dependencies: ["CSQLite"]
+        ),
         .executableTarget(
             name: "BinderyBenchmarks",
-            dependencies: ["Bindery", "CSQLite"]
+            dependencies: ["Bindery", "CSQLite", "NorthwindFixture"]
         ),
         .executableTarget(
             name: "bindery-migrate-helper",
@@ -69,7 +74,9 @@ let package = Package(
         ),
         .testTarget(
             name: "BinderyTests",
-            dependencies: ["Bindery", "CSQLite", "bindery-migrate-helper", "bindery-lock-helper"]
+            dependencies: [
+                "Bindery", "CSQLite", "NorthwindFixture", "bindery-migrate-helper", "bindery-lock-helper",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -22,7 +22,8 @@ func printTable(_ header: [String], _ rows: [[String]]) {
         ([header[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0
     }
     func line(_ cells: [String]) -> String {
-        zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: " | ")
+        let padded = zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
+        return String(padded.joined(separator: " | ").reversed().drop { $0 == " " }.reversed())
     }
     print(line(header))
     print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "-+-"))
@@ -60,6 +61,7 @@ for student in students {
 print("Inserted \(saved.count) students; ids \(saved.compactMap(\.id).map(String.init).joined(separator: ", "))\n")
 
 let recent = try await db.fetchAll(Student.self, where: "year >= \(2022)", orderBy: "name")
+print("Students of year 2022 or later, by name:")
 printTable(
     ["id", "name", "department", "year", "enrolled (UTC)", "tags"],
     recent.map { student in
@@ -93,7 +95,7 @@ print("Read on a reader connection: \(names.joined(separator: ", "))")
 // Values interpolated into SQL are bound, never spliced: this name matches nothing and breaks nothing.
 let hostile = "Robert'); DROP TABLE students;--"
 let found = try await db.fetchOne(Student.self, where: "name = \(hostile)")
-print("Looking up \(hostile.debugDescription): \(found == nil ? "no match, table intact" : "match?")")
+print("Looking up the name \u{201C}\(hostile)\u{201D}: \(found == nil ? "no match, the table is intact" : "a match?")")
 print("Rows still there: \(try await db.count(Student.self))")
 
 // An observation: the current result first, then a fresh one after each write that changes `students`.

@@ -1,4 +1,5 @@
 import Foundation
+import NorthwindFixture
 import Testing
 
 @testable import Bindery
@@ -197,7 +198,7 @@ import Testing
             let count = try await db.read { conn in
                 try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM \(identifier: "Order Details") NOT INDEXED")
             }
-            #expect(count == 622_214)
+            #expect(count == NorthwindFixture.rowCounts["Order Details"])
             let problems = try await db.integrityCheck()
             #expect(!problems.isEmpty)
             #expect(problems.contains { $0.contains("sqlite_autoindex_Order Details_1") }, "\(problems.prefix(5))")

@@ -1,10 +1,11 @@
 import Foundation
+import NorthwindFixture
 import Testing
 
 @testable import Bindery
 
-/// All 16,704 `Orders` of the Northwind sample database decode to the values the `sqlite3` shell
-/// prints; in particular none of the 4,167 `Freight` values stored as INTEGER is lost.
+/// All 16,704 `Orders` of the Northwind fixture decode to the values the `sqlite3` shell prints; in
+/// particular none of the 4,167 `Freight` values stored as INTEGER is lost.
 @Suite struct NorthwindTests {
     struct Order: Decodable, Sendable {
         var orderID: Int
@@ -40,13 +41,10 @@ import Testing
         }
     }
 
-    /// `../shared/northwind.db` beside the package root (CI clones the repository beside `shared/`).
-    static let databasePath: String = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // BinderyTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // the package root
-        .appendingPathComponent("../shared/northwind.db")
-        .standardizedFileURL.path
+    /// The Northwind fixture, expanded from the repository's `Tests/Fixtures/northwind.sql.gz`.
+    static var databasePath: String {
+        get throws { try NorthwindFixture.databasePath() }
+    }
 
     static let sqlite3Path = "/usr/bin/sqlite3"
 
@@ -55,9 +53,6 @@ import Testing
     }
 
     static func requireFiles() throws {
-        guard FileManager.default.fileExists(atPath: databasePath) else {
-            throw ToolFailure(description: "\(databasePath) is missing: the shared Northwind database must be there")
-        }
         guard FileManager.default.isExecutableFile(atPath: sqlite3Path) else {
             throw ToolFailure(
                 description:
@@ -69,7 +64,7 @@ import Testing
     static func shell(_ sql: String, extraArguments: [String] = []) throws -> [[String]] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: sqlite3Path)
-        process.arguments = ["-readonly", "-batch", "-separator", "|"] + extraArguments + [databasePath, sql]
+        process.arguments = ["-readonly", "-batch", "-separator", "|"] + extraArguments + [try databasePath, sql]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -83,7 +78,7 @@ import Testing
     }
 
     static func fetchOrders() throws -> [Order] {
-        let conn = try Connection(path: databasePath, options: .init(readOnly: true))
+        let conn = try Connection(path: try databasePath, options: .init(readOnly: true))
         return try conn.fetchAll(Order.self, sql: "SELECT * FROM Orders ORDER BY OrderID")
     }
 
@@ -122,7 +117,7 @@ import Testing
 
     @Test func integerFreightIsNotLost() throws {
         try Self.requireFiles()
-        let conn = try Connection(path: Self.databasePath, options: .init(readOnly: true))
+        let conn = try Connection(path: try Self.databasePath, options: .init(readOnly: true))
         #expect(
             try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM Orders WHERE typeof(Freight) = 'integer'") == 4_167)
         let integerFreights = try conn.fetchAll(
@@ -194,11 +189,42 @@ import Testing
 
     @Test func readOnlyConnectionRefusesWrites() throws {
         try Self.requireFiles()
-        let conn = try Connection(path: Self.databasePath, options: .init(readOnly: true))
-        // A write that would change nothing even if it ran: the shared file must never change.
+        let conn = try Connection(path: try Self.databasePath, options: .init(readOnly: true))
+        // A write that would change nothing even if it ran: the fixture file must never change.
         #expect(throws: SQLiteError.self) {
             try conn.execute("UPDATE Orders SET Freight = Freight WHERE OrderID = \(-1)")
         }
         #expect(try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM Orders") == 16_704)
+    }
+
+    /// The fixture keeps what its README promises: every table with its rows, and the mixed storage
+    /// classes, date forms and NULLs the decoding tests rely on.
+    @Test func fixtureHoldsTheRealMixedData() throws {
+        let conn = try Connection(path: try Self.databasePath, options: .init(readOnly: true))
+        for (table, count) in NorthwindFixture.rowCounts {
+            #expect(try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM \(identifier: table)") == count, "\(table)")
+        }
+        func counts(_ sql: SQL) throws -> [String: Int] {
+            var result: [String: Int] = [:]
+            for row in try conn.rows(sql) {
+                result[try row[0] as String] = try row[1] as Int
+            }
+            return result
+        }
+        #expect(
+            try counts("SELECT typeof(Freight), count(*) FROM Orders GROUP BY 1") == ["integer": 4_167, "real": 12_537])
+        #expect(
+            try counts("SELECT typeof(UnitPrice), count(*) FROM \(identifier: "Order Details") GROUP BY 1")
+                == ["integer": 10_023, "real": 8_909])
+        // Dates as `YYYY-MM-DD` and as `YYYY-MM-DD HH:MM:SS`, and shipped dates that are NULL.
+        #expect(
+            try counts("SELECT ifnull(CAST(length(ShippedDate) AS TEXT), 'null'), count(*) FROM Orders GROUP BY 1")
+                == ["10": 809, "19": 15_874, "null": 21])
+        #expect(
+            try counts("SELECT CAST(length(OrderDate) AS TEXT), count(*) FROM Orders GROUP BY 1") == [
+                "10": 830, "19": 15_874,
+            ])
+        #expect(try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM Categories WHERE typeof(Picture) = 'blob'") == 8)
+        #expect(try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'view'") == 17)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NorthwindFixture
 import Testing
 
 @testable import Bindery
@@ -6,19 +7,6 @@ import Testing
 /// Files, copies and checksums shared by the reliability suites (corrupt files, full disks, hostile
 /// input, backups).
 enum ReliabilityTestSupport {
-    struct SetupFailure: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// `../shared/northwind.db` beside the package root. It is only ever copied, never opened.
-    static let northwindPath: String = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // BinderyTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // the package root
-        .deletingLastPathComponent()  // its parent, which holds shared/
-        .appendingPathComponent("shared/northwind.db")
-        .standardizedFileURL.path
-
     /// Runs `body` with a fresh directory, removed afterwards.
     static func withDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
         let directory = FileManager.default.temporaryDirectory
@@ -28,13 +16,10 @@ enum ReliabilityTestSupport {
         return try await body(directory)
     }
 
-    /// Copies the Northwind database into `directory` and returns the copy's path.
+    /// Copies the Northwind fixture (expanded from `Tests/Fixtures`) into `directory` and returns the copy's path.
     static func copyNorthwind(into directory: URL, name: String = "northwind.db") throws -> String {
-        guard FileManager.default.fileExists(atPath: northwindPath) else {
-            throw SetupFailure(description: "\(northwindPath) is missing: the shared Northwind database must be there")
-        }
         let copy = directory.appendingPathComponent(name).path
-        try FileManager.default.copyItem(atPath: northwindPath, toPath: copy)
+        try FileManager.default.copyItem(atPath: NorthwindFixture.databasePath(), toPath: copy)
         return copy
     }
 
