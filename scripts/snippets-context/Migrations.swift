@@ -1,0 +1,14 @@
+// What the blocks of Migrations.md take for granted: the record of the first block, and the migrator
+// it declares, for the later blocks.
+
+struct Student: Record {
+    static let tableName = "students"
+    static let primaryKey = ["registerNumber"]
+
+    var registerNumber: String
+    var name: String
+    var department: String
+    var year: Int
+}
+
+@MainActor var migrator = Migrator()

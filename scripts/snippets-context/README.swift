@@ -1,0 +1,23 @@
+// What the blocks of README.md take for granted. `Student` is declared in README.md itself.
+
+let student = Student(id: nil, name: "Bo", year: 2024, enrolledAt: .now, tags: [])
+let manyStudents = (1...100).map { Student(id: nil, name: "Student \($0)", year: 2024, enrolledAt: .now, tags: []) }
+let name = "Ana"
+
+/// A record of another table than `students`.
+struct Course: Record {
+    static let tableName = "courses"
+
+    var id: Int64?
+    var title: String
+}
+
+let course = Course(id: nil, title: "Databases")
+
+/// The parsed command line of the `accounts` example.
+struct Invocation {
+    var databasePath = "accounts.sqlite"
+    var templatePath = "accounts-template.sqlite"
+}
+
+let invocation = Invocation()
