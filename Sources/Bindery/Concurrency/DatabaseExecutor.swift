@@ -27,8 +27,9 @@ final class DatabaseExecutor: SerialExecutor {
 
     private static let labelKey = DispatchSpecificKey<String>()
 
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
+    /// Runs `job` on the queue. The `UnownedJob` form of the requirement, not `consuming ExecutorJob`,
+    /// because `ExecutorJob` needs macOS 14 / iOS 17 and Bindery supports macOS 13 / iOS 16.
+    func enqueue(_ job: UnownedJob) {
         let executor = asUnownedSerialExecutor()
         queue.async {
             job.runSynchronously(on: executor)
@@ -39,7 +40,9 @@ final class DatabaseExecutor: SerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 
-    /// Lets `assumeIsolated` and the runtime's isolation checks recognise the queue as the actor's.
+    /// Lets `assumeIsolated` and the runtime's isolation checks recognise the queue as the actor's
+    /// (the runtime calls it from macOS 15 / iOS 18 on, and on Linux).
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, *)
     func checkIsolated() {
         dispatchPrecondition(condition: .onQueue(queue))
     }
