@@ -13,7 +13,7 @@ import Foundation
 // `setup` finds no database file and copies the template into place (`Database.Options.templatePath`).
 
 /// How an account's gender is stored: its raw value, as TEXT.
-enum Gender: String, Codable, Sendable, CaseIterable {
+enum Gender: String, Codable, Sendable {
     case female, male, other
 }
 

@@ -39,32 +39,23 @@ struct SchemaProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         if let optional = T.self as? any SchemaProbeOptional.Type {
-            probe.record(key: key, type: try optional.wrappedSQLType(probe: probe, key: key), notNull: false)
+            probe.record(
+                key: key, type: try optional.wrappedSQLType(probe: probe, key: key), notNull: false,
+                swiftType: optional.wrappedType)
             guard let none = optional.probeNone as? T else {
                 throw SchemaProbe.Failure(description: "internal: optional placeholder for \(T.self)")
             }
             return none
         }
-        if let integer = T.self as? any FixedWidthInteger.Type {
-            probe.record(key: key, type: "INTEGER", notNull: true)
-            guard let zero = integer.init(0) as? T else {
-                throw SchemaProbe.Failure(description: "internal: integer placeholder for \(T.self)")
-            }
-            return zero
-        }
-        let (value, sqlType) = try probe.placeholder(T.self, key: key)
-        probe.record(key: key, type: sqlType, notNull: true)
+        let (value, sqlType) = try probe.placeholder(T.self, path: [key])
+        probe.record(key: key, type: sqlType, notNull: true, swiftType: T.self)
         return value
     }
 
+    /// An optional property needs no value: its type only has to tell its storage, which a type that
+    /// rejects every placeholder may still have done before throwing.
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        let sqlType: String
-        if T.self is any FixedWidthInteger.Type {
-            sqlType = "INTEGER"
-        } else {
-            sqlType = try probe.placeholder(T.self, key: key).sqlType
-        }
-        probe.record(key: key, type: sqlType, notNull: false)
+        probe.record(key: key, type: try probe.sqlType(of: T.self, path: [key]), notNull: false, swiftType: T.self)
         return nil
     }
 
@@ -80,22 +71,23 @@ struct SchemaProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     func superDecoder() throws -> any Decoder { SchemaProbeDecoder(probe: probe) }
 
-    func superDecoder(forKey key: Key) throws -> any Decoder { SchemaColumnProbe(probe: probe, key: key) }
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        SchemaColumnProbe(probe: probe, path: [key], attempt: 0)
+    }
 }
 
 /// `Optional` as the probe sees it: a nullable column of the wrapped type.
 protocol SchemaProbeOptional {
     static var probeNone: Self { get }
+    static var wrappedType: Any.Type { get }
     static func wrappedSQLType(probe: SchemaProbe, key: any CodingKey) throws -> String
 }
 
 extension Optional: SchemaProbeOptional where Wrapped: Decodable {
     static var probeNone: Wrapped? { nil }
+    static var wrappedType: Any.Type { Wrapped.self }
 
     static func wrappedSQLType(probe: SchemaProbe, key: any CodingKey) throws -> String {
-        if Wrapped.self is any FixedWidthInteger.Type {
-            return "INTEGER"
-        }
-        return try probe.placeholder(Wrapped.self, key: key).sqlType
+        try probe.sqlType(of: Wrapped.self, path: [key])
     }
 }

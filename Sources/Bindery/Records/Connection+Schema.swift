@@ -9,9 +9,12 @@ extension Connection {
     /// try conn.createTable(for: Student.self)
     /// ```
     ///
-    /// The columns are read by decoding a placeholder value. A type whose `init(from:)` rejects
-    /// placeholders (zero, "", the first case of a `CaseIterable` enum) throws
-    /// ``SchemaError/unreadableType(_:reason:)``: create that table with SQL instead.
+    /// The columns are read by decoding a placeholder value. A property whose type rejects the
+    /// placeholders (empty and zero values, then `"x"`, `1`, `true`) is answered with the type's
+    /// ``SchemaPlaceholder``, its first case when it is `CaseIterable`, or the first case of an enum
+    /// without associated values; its column type is the one its `init(from:)` read before throwing.
+    /// A type still unreadable throws ``SchemaError/unreadableType(_:reason:)`` naming the property:
+    /// declare a ``SchemaPlaceholder`` for it, or create that table with SQL.
     public func createTable<T: Record>(for type: T.Type, ifNotExists: Bool = false) throws {
         try execute(script: try createTableSQL(for: T.self, ifNotExists: ifNotExists))
     }
