@@ -78,6 +78,9 @@ extension Database {
     /// ```swift
     /// try await db.delete(Student.self, id: 7)
     /// ```
+    ///
+    /// Throws ``RecordError/keyTypeMismatch(record:column:expected:given:)`` for a key whose type
+    /// cannot match the key column (an `Int` for a `UUID` key), instead of matching no row.
     @discardableResult
     public nonisolated func delete<T: Record>(_ type: T.Type, id: some Encodable & Sendable) async throws -> Bool {
         try await write { conn in try conn.delete(T.self, id: id) }
@@ -88,6 +91,9 @@ extension Database {
     /// ```swift
     /// try await db.delete(Enrollment.self, key: ["student_id": 1, "course_id": 7])
     /// ```
+    ///
+    /// Throws ``RecordError/keyTypeMismatch(record:column:expected:given:)`` for a key whose type
+    /// cannot match the key column (an `Int` for a `UUID` key), instead of matching no row.
     @discardableResult
     public nonisolated func delete<T: Record>(_ type: T.Type, key: [String: any Encodable & Sendable]) async throws
         -> Bool
@@ -141,6 +147,9 @@ extension Database {
     /// ```swift
     /// let student = try await db.find(Student.self, id: 1)
     /// ```
+    ///
+    /// Throws ``RecordError/keyTypeMismatch(record:column:expected:given:)`` for a key whose type
+    /// cannot match the key column (an `Int` for a `UUID` key), instead of matching no row.
     public nonisolated func find<T: Record>(_ type: T.Type, id: some Encodable & Sendable) async throws -> T? {
         try await read { conn in try conn.find(T.self, id: id) }
     }
@@ -150,6 +159,9 @@ extension Database {
     /// ```swift
     /// let enrollment = try await db.find(Enrollment.self, key: ["student_id": 1, "course_id": 7])
     /// ```
+    ///
+    /// Throws ``RecordError/keyTypeMismatch(record:column:expected:given:)`` for a key whose type
+    /// cannot match the key column (an `Int` for a `UUID` key), instead of matching no row.
     public nonisolated func find<T: Record>(_ type: T.Type, key: [String: any Encodable & Sendable]) async throws
         -> T?
     {

@@ -5,9 +5,12 @@ extension Connection {
     /// ```swift
     /// let student = try conn.find(Student.self, id: 1)
     /// ```
+    ///
+    /// Throws ``RecordError/keyTypeMismatch(record:column:expected:given:)`` for a key whose type
+    /// cannot match the key column (an `Int` for a `UUID` key), instead of matching no row.
     public func find<T: Record>(_ type: T.Type, id: some Encodable & Sendable) throws -> T? {
         let state = recordContext.state(for: T.self)
-        let key = try singleKey(state, id)
+        let key = try singleKey(T.self, state, id)
         return try fetchOne(
             T.self, sql: SQL(text: "\(state.selectAll) WHERE \(state.primaryKeyCondition)", values: key))
     }
@@ -17,9 +20,12 @@ extension Connection {
     /// ```swift
     /// let enrollment = try conn.find(Enrollment.self, key: ["student_id": 1, "course_id": 7])
     /// ```
+    ///
+    /// Throws ``RecordError/keyTypeMismatch(record:column:expected:given:)`` for a key whose type
+    /// cannot match the key column (an `Int` for a `UUID` key), instead of matching no row.
     public func find<T: Record>(_ type: T.Type, key: [String: any Encodable & Sendable]) throws -> T? {
         let state = recordContext.state(for: T.self)
-        let values = try keyValues(state, key)
+        let values = try keyValues(T.self, state, key)
         return try fetchOne(
             T.self, sql: SQL(text: "\(state.selectAll) WHERE \(state.primaryKeyCondition)", values: values))
     }

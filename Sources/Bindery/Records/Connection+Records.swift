@@ -164,10 +164,13 @@ extension Connection {
     /// ```swift
     /// try conn.delete(Student.self, id: 7)
     /// ```
+    ///
+    /// Throws ``RecordError/keyTypeMismatch(record:column:expected:given:)`` for a key whose type
+    /// cannot match the key column (an `Int` for a `UUID` key), instead of matching no row.
     @discardableResult
     public func delete<T: Record>(_ type: T.Type, id: some Encodable & Sendable) throws -> Bool {
         let state = recordContext.state(for: T.self)
-        let key = try singleKey(state, id)
+        let key = try singleKey(T.self, state, id)
         try execute("DELETE FROM \(state.table) WHERE \(state.primaryKeyCondition)", arguments: key)
         return changes > 0
     }
@@ -178,10 +181,13 @@ extension Connection {
     /// ```swift
     /// try conn.delete(Enrollment.self, key: ["student_id": 1, "course_id": 7])
     /// ```
+    ///
+    /// Throws ``RecordError/keyTypeMismatch(record:column:expected:given:)`` for a key whose type
+    /// cannot match the key column (an `Int` for a `UUID` key), instead of matching no row.
     @discardableResult
     public func delete<T: Record>(_ type: T.Type, key: [String: any Encodable & Sendable]) throws -> Bool {
         let state = recordContext.state(for: T.self)
-        let values = try keyValues(state, key)
+        let values = try keyValues(T.self, state, key)
         try execute("DELETE FROM \(state.table) WHERE \(state.primaryKeyCondition)", arguments: values)
         return changes > 0
     }
@@ -223,29 +229,50 @@ extension Connection {
         }
     }
 
-    /// The bound value of a single-column key, checking that the type has one.
-    func singleKey(_ state: RecordTypeState, _ id: some Encodable & Sendable) throws -> [SQLiteValue] {
+    /// The bound value of a single-column key, checking that the type has one and that the value's
+    /// type can match the key column.
+    func singleKey<T: Record>(_ type: T.Type, _ state: RecordTypeState, _ id: some Encodable & Sendable) throws
+        -> [SQLiteValue]
+    {
         guard state.primaryKey.count == 1 else {
             throw RecordError.unknownColumns(
                 table: state.tableName, columns: ["id (the key has \(state.primaryKey.count) columns; use key:)"])
         }
-        return [try recordContext.values.encode(id, codingPath: [])]
+        let column = state.keyColumns(of: T.self, options: recordContext.options)?[0]
+        return [try keyValue(id, column: column, record: T.self)]
     }
 
     /// The bound values of a composite key, in primary-key order, checking that every key column is
-    /// named once and nothing else is.
-    func keyValues(_ state: RecordTypeState, _ key: [String: any Encodable & Sendable]) throws -> [SQLiteValue] {
+    /// named once and nothing else is, and that each value's type can match its column.
+    func keyValues<T: Record>(_ type: T.Type, _ state: RecordTypeState, _ key: [String: any Encodable & Sendable])
+        throws -> [SQLiteValue]
+    {
         let unknown = key.keys.filter { name in !state.primaryKey.contains { $0.equalsIdentifier(name) } }
         guard unknown.isEmpty, key.count == state.primaryKey.count else {
             let missing = state.primaryKey.filter { column in !key.keys.contains { $0.equalsIdentifier(column) } }
             throw RecordError.unknownColumns(
                 table: state.tableName, columns: unknown.sorted() + missing.map { "missing \($0)" })
         }
-        return try state.primaryKey.map { column in
-            guard let value = key.first(where: { $0.key.equalsIdentifier(column) })?.value else {
-                throw RecordError.missingPrimaryKey(table: state.tableName, column: column)
+        let columns = state.keyColumns(of: T.self, options: recordContext.options)
+        return try state.primaryKey.indices.map { index in
+            let name = state.primaryKey[index]
+            guard let value = key.first(where: { $0.key.equalsIdentifier(name) })?.value else {
+                throw RecordError.missingPrimaryKey(table: state.tableName, column: name)
             }
-            return try recordContext.values.encode(value, codingPath: [])
+            return try keyValue(value, column: columns?[index], record: T.self)
         }
+    }
+
+    /// The stored form of one key value, refused when its type cannot match `column`.
+    private func keyValue<V: Encodable, T: Record>(_ value: V, column: RecordKeyColumn?, record: T.Type) throws
+        -> SQLiteValue
+    {
+        let stored = try recordContext.values.encode(value, codingPath: [])
+        if let column, !column.accepts(stored, ofType: V.self) {
+            throw RecordError.keyTypeMismatch(
+                record: "\(T.self)", column: column.name, expected: column.expected,
+                given: "\(RecordKeyColumn.unwrapped(V.self))")
+        }
+        return stored
     }
 }

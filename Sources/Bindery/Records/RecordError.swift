@@ -7,6 +7,11 @@ public enum RecordError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The column names given do not match the record type (an unknown column, or a key that is not
     /// the primary key).
     case unknownColumns(table: String, columns: [String])
+    /// A key value given to a key look-up (`find`, `delete(_:id:)`, their `key:` forms) whose Swift
+    /// type cannot match what the record's key column holds: an `Int` for a `UUID` key, a `String`
+    /// for an integer key, a `Date` for an `Int` key. `record` is the record type, `expected` the
+    /// key property's Swift type and SQL type (`UUID (TEXT)`), `given` the type of the value passed.
+    case keyTypeMismatch(record: String, column: String, expected: String, given: String)
 
     /// A sentence naming the table and the key or columns.
     public var description: String {
@@ -18,6 +23,9 @@ public enum RecordError: Error, Sendable, Hashable, CustomStringConvertible {
             return "the record for \"\(table)\" has no value for its primary-key column \"\(column)\""
         case .unknownColumns(let table, let columns):
             return "\"\(table)\" has no column(s) \(columns.joined(separator: ", ")) in this record type's keys"
+        case .keyTypeMismatch(let record, let column, let expected, let given):
+            return "the key column \"\(column)\" of \(record) holds \(expected); a key of type \(given) cannot match "
+                + "it (pass a value of the key property's type)"
         }
     }
 }

@@ -16,6 +16,10 @@ final class RecordTypeState {
     /// `WHERE "a" = ? AND "b" = ?` over the primary key.
     let primaryKeyCondition: String
 
+    /// The primary-key columns as the schema probe reads the type, once it was probed; nil inside
+    /// when the type cannot be probed (its key look-ups are then not checked).
+    private var probedKeyColumns: [RecordKeyColumn?]??
+
     struct InsertShape: Hashable {
         var columns: [Bool]
         var policy: ConflictPolicy
@@ -108,6 +112,25 @@ final class RecordTypeState {
             }
             return row.values[index]
         }
+    }
+
+    /// The primary-key columns of `T` in key order, probed on the first key look-up on this
+    /// connection; nil when `T`'s columns cannot be read, and a nil element for a key column the
+    /// probe did not find: no type check is made for those.
+    func keyColumns<T: Record>(of type: T.Type, options: CodingOptions) -> [RecordKeyColumn?]? {
+        if let probed = probedKeyColumns {
+            return probed
+        }
+        let columns = try? SchemaProbe.columns(of: T.self, options: options)
+        let keyColumns = columns.map { columns in
+            primaryKey.map { name in
+                columns.first { $0.name.equalsIdentifier(name) }.map {
+                    RecordKeyColumn(name: $0.name, sqlType: $0.type, swiftType: $0.swiftType)
+                }
+            }
+        }
+        probedKeyColumns = .some(keyColumns)
+        return keyColumns
     }
 
     /// The key as a dictionary, for ``RecordError/notFound(table:key:)``.
