@@ -54,7 +54,7 @@ public struct ColumnReader {
     private func presentColumn(_ key: String) throws -> Int32? {
         let column = try lookUp(key)
         guard column >= 0 else {
-            if column == RowDecoder.ambiguousColumn { throw decoder.unresolved(IndexKey(key), column: column) }
+            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
             return nil
         }
         return decoder.isNull(column) ? nil : column
@@ -64,7 +64,7 @@ public struct ColumnReader {
     /// `SELECT loans.*, books.*`) throws `DecodingError.dataCorrupted` naming its positions.
     public func contains(_ key: String) throws -> Bool {
         let column = try lookUp(key)
-        if column == RowDecoder.ambiguousColumn { throw decoder.unresolved(IndexKey(key), column: column) }
+        if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
         return column >= 0
     }
 

@@ -292,12 +292,7 @@ extension RowDecoder {
     /// name, or none.
     @inline(never)
     func unresolved(_ key: any CodingKey, column: Int32) -> DecodingError {
-        let name = options.columnName(forKey: key.stringValue)
-        guard column == RowDecoder.ambiguousColumn, case .ambiguous(let positions) = rowColumns.match(name) else {
-            return missingColumn(key)
-        }
-        return .dataCorrupted(
-            .init(codingPath: [key], debugDescription: RowColumns.ambiguity(name, positions: positions)))
+        RowDecoder.isAmbiguous(column) ? ambiguity(column) : missingColumn(key)
     }
 
     /// The error for a coding key with no column in the row.

@@ -46,6 +46,8 @@ final class RowDecoder: Decoder {
     /// The tag table of that key type's container, when its keys are plain enum cases.
     private var keyTags: KeyTagTable?
     private var columnTable: RowColumns?
+    /// The keys that matched several columns, in the order met (see ``ambiguousColumn``).
+    private var ambiguousKeys: [(key: String, name: String, positions: [Int])] = []
     private var jsonTypes: Set<ObjectIdentifier> = []
     private lazy var json: JSONDecoder = {
         let decoder = JSONDecoder()
@@ -245,8 +247,7 @@ final class RowDecoder: Decoder {
             order.pointee.position = known.position + 1
             return known.column
         }
-        let name = options.columnName(forKey: key)
-        let column = columnIndex(named: name)
+        let column = columnIndex(forKey: key)
         order.pointee.keys.append(key)
         order.pointee.columns.append(column)
         let position = order.pointee.keys.count - 1
@@ -257,8 +258,14 @@ final class RowDecoder: Decoder {
 
     /// What ``column(for:)`` returns for a key that matches no column.
     static let missingColumn: Int32 = -1
-    /// What ``column(for:)`` returns for a key that matches several columns: reading it throws.
+    /// The largest value ``column(for:)`` returns for a key that matches several columns: the first
+    /// such key of the statement gets -3, the next -4, and so on, so that the value alone names the
+    /// key (see ``ambiguity(_:)``). Reading such a key throws.
     static let ambiguousColumn: Int32 = -3
+
+    /// Whether a look-up result says that several columns match the key.
+    @inline(__always)
+    static func isAmbiguous(_ column: Int32) -> Bool { column <= ambiguousColumn }
 
     /// The statement's column names, read once (on the first key that is not yet known).
     var rowColumns: RowColumns {
@@ -268,14 +275,33 @@ final class RowDecoder: Decoder {
         return columns
     }
 
-    /// The index of the column called `name`, case-insensitively as SQLite compares names;
-    /// ``missingColumn`` if none, ``ambiguousColumn`` if several.
-    private func columnIndex(named name: String) -> Int32 {
+    /// The index of the column that `key` names, case-insensitively as SQLite compares names;
+    /// ``missingColumn`` if none; if several, a value at most ``ambiguousColumn`` that names the key.
+    private func columnIndex(forKey key: String) -> Int32 {
+        let name = options.columnName(forKey: key)
         switch rowColumns.match(name) {
-        case .column(let index): return Int32(index)
-        case .missing: return Self.missingColumn
-        case .ambiguous: return Self.ambiguousColumn
+        case .column(let index):
+            return Int32(index)
+        case .missing:
+            return Self.missingColumn
+        case .ambiguous(let positions):
+            ambiguousKeys.append((key, name, positions))
+            return Self.ambiguousColumn - Int32(ambiguousKeys.count - 1)
         }
+    }
+
+    /// The error for reading a key whose look-up gave `column`, a value at most ``ambiguousColumn``:
+    /// `column "id" appears 2 times in the row (positions 0 and 3); alias the columns or select only one`.
+    @inline(never)
+    func ambiguity(_ column: Int32) -> DecodingError {
+        let index = Int(Self.ambiguousColumn - column)
+        guard ambiguousKeys.indices.contains(index) else {
+            return .dataCorrupted(
+                .init(codingPath: [], debugDescription: "a column name appears several times in the row"))
+        }
+        let (key, name, positions) = ambiguousKeys[index]
+        return .dataCorrupted(
+            .init(codingPath: [IndexKey(key)], debugDescription: RowColumns.ambiguity(name, positions: positions)))
     }
 
     /// The name of column `index`.

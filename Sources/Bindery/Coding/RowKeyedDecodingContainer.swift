@@ -67,7 +67,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func decodeIntegerIfPresent<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T? {
         let (column, value) = value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
-            try refuseAmbiguous(column, key)
+            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
             return nil
         }
         if let integer = fastInteger(T.self, value) {
@@ -113,20 +113,12 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         return column
     }
 
-    /// Throws when `column` says that several columns share `key`'s name: the row is never guessed.
-    @inline(__always)
-    private func refuseAmbiguous(_ column: Int32, _ key: Key) throws {
-        if column == RowDecoder.ambiguousColumn {
-            throw decoder.unresolved(key, column: column)
-        }
-    }
-
     /// The column of `key` when it exists and is not NULL; a key that several columns share throws.
     @inline(__always)
     private func presentColumn(_ key: Key) throws -> Int32? {
         let (column, value) = value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
-            try refuseAmbiguous(column, key)
+            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
             return nil
         }
         return column
@@ -174,7 +166,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
         let (column, value) = value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
-            try refuseAmbiguous(column, key)
+            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
             return nil
         }
         if let string = fastString(value) {
@@ -185,7 +177,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
         let (column, value) = value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
-            try refuseAmbiguous(column, key)
+            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
             return nil
         }
         if let double = fastDouble(value) {

@@ -51,9 +51,6 @@ final class RowColumns: Sendable, Hashable {
         first[name.lowercased()]
     }
 
-    /// Whether several columns share a name.
-    var hasRepeatedNames: Bool { !repeated.isEmpty }
-
     /// `column "id" appears 2 times in the row (positions 0 and 3); alias the columns or select only one`.
     static func ambiguity(_ name: String, positions: [Int]) -> String {
         let listed = positions.map(String.init)
