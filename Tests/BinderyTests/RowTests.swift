@@ -44,12 +44,15 @@ import Testing
         #expect(row.index(ofColumn: "missing") == nil)
     }
 
-    @Test func firstOfDuplicateColumnNamesWins() throws {
+    /// Issue 16: a name that several columns share is never guessed (it used to read the first).
+    @Test func aNameThatSeveralColumnsShareIsRefused() throws {
         let conn = try Connection.inMemory()
         let row = try #require(try conn.rows("SELECT 1 AS v, 2 AS V", arguments: []).first)
-        #expect(try row["v"] as Int == 1)
-        #expect(try row["V"] as Int == 1)
+        #expect(throws: DecodingError.self) { try row["v"] as Int }
+        #expect(throws: DecodingError.self) { try row["V"] as Int }
+        #expect(try row[0] as Int == 1)
         #expect(try row[1] as Int == 2)
+        #expect(row.index(ofColumn: "V") == 0)
     }
 
     @Test func rowsFromTheSameQueryCompareEqual() throws {

@@ -16,6 +16,10 @@ public struct CodingOptions: Sendable {
     public enum DateStrategy: Sendable {
         /// TEXT `yyyy-MM-dd HH:mm:ss.SSS` in UTC, which SQLite's date functions read (the default).
         /// Decoding accepts every text form SQLite's functions accept, and INTEGER or REAL unix seconds.
+        ///
+        /// Each strategy also sets how a `Date` inside a nested value's JSON is written and read: the
+        /// same text (or number) as a column, except that under this strategy and ``custom(encode:decode:)``
+        /// a number inside JSON is refused, never guessed (its unit depends on who wrote it).
         case sqliteText
         /// REAL seconds since 1970-01-01 UTC.
         case unixSeconds
@@ -26,7 +30,8 @@ public struct CodingOptions: Sendable {
         case unixMilliseconds
         /// REAL Julian day number, as SQLite's `julianday()` gives.
         case julianDay
-        /// Your own conversion both ways.
+        /// Your own conversion both ways, for columns. A `Date` inside JSON keeps the
+        /// ``sqliteText`` form (a custom value may be a BLOB, which JSON cannot hold).
         case custom(
             encode: @Sendable (Date) throws -> SQLiteValue,
             decode: @Sendable (SQLiteValue) throws -> Date)

@@ -22,7 +22,7 @@ public struct ColumnReader {
         self.generation = decoder.readerGeneration
     }
 
-    /// The column of `key`, or -1 when the row has none. A reader kept past its `init(columns:)` call
+    /// The column of `key`; negative when the row has none or several. A reader kept past its `init(columns:)` call
     /// throws rather than read a row that is gone.
     @inline(__always)
     private func lookUp(_ key: String) throws -> Int32 {
@@ -44,22 +44,28 @@ public struct ColumnReader {
     private func column(_ key: String) throws -> Int32 {
         let column = try lookUp(key)
         guard column >= 0 else {
-            throw decoder.missingColumn(IndexKey(key))
+            throw decoder.unresolved(IndexKey(key), column: column)
         }
         return column
     }
 
-    /// The column of `key` when it exists and is not NULL.
+    /// The column of `key` when it exists and is not NULL; a key that several columns share throws.
     @inline(__always)
     private func presentColumn(_ key: String) throws -> Int32? {
         let column = try lookUp(key)
-        guard column >= 0, !decoder.isNull(column) else { return nil }
-        return column
+        guard column >= 0 else {
+            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
+            return nil
+        }
+        return decoder.isNull(column) ? nil : column
     }
 
-    /// Whether `key` has a column in the row.
+    /// Whether `key` has a column in the row. A key that several columns share (`id` in
+    /// `SELECT loans.*, books.*`) throws `DecodingError.dataCorrupted` naming its positions.
     public func contains(_ key: String) throws -> Bool {
-        try lookUp(key) >= 0
+        let column = try lookUp(key)
+        if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
+        return column >= 0
     }
 
     /// Whether the column of `key` holds NULL; a key with no column throws.

@@ -248,6 +248,53 @@ extension RowDecoder {
                 debugDescription: "column \"\(name)\" holds \(describe(column)), but \(wanted)"))
     }
 
+    /// `error`, thrown by `T.init(from:)` reading `column`; but when `T` is a raw-value type and the
+    /// column holds a raw value that no case of `T` matches, the error that says so (`column "status"
+    /// holds "stolen", which is no LoanStatus`), with the coding path of `error` (the one a synthesized
+    /// `init(from:)` throws). Out of line, and only on the error path: decoding a row pays nothing for it.
+    @inline(never)
+    func explained<T>(_ error: any Error, decoding type: T.Type, column: Int32) -> any Error {
+        guard let decodingError = error as? DecodingError, case .dataCorrupted(let context) = decodingError,
+            let rawType = T.self as? any RawRepresentable.Type
+        else {
+            return error
+        }
+        return rawValueRejection(rawType, column: column, context) ?? error
+    }
+
+    private func rawValueRejection<R: RawRepresentable>(
+        _ type: R.Type, column: Int32, _ context: DecodingError.Context
+    ) -> DecodingError? {
+        // Read the raw value again, as the enum's init(from:) read it, and ask the type itself.
+        guard let decodable = R.RawValue.self as? any Decodable.Type,
+            let raw = (try? anyValue(decodable, column: column)) as? R.RawValue, R(rawValue: raw) == nil
+        else {
+            return nil
+        }
+        let shown: String
+        if let text = raw as? String {
+            shown = "\"" + (text.count > 40 ? String(text.prefix(40)) + "…" : text) + "\""
+        } else {
+            shown = "\(raw)"
+        }
+        return .dataCorrupted(
+            .init(
+                codingPath: context.codingPath,
+                debugDescription: "column \"\(columnName(column))\" holds \(shown), which is no \(R.self)",
+                underlyingError: DecodingError.dataCorrupted(context)))
+    }
+
+    private func anyValue<V: Decodable>(_ type: V.Type, column: Int32) throws -> Any {
+        try decodeValue(V.self, column: column)
+    }
+
+    /// The error for a coding key whose look-up gave `column` (negative): several columns with its
+    /// name, or none.
+    @inline(never)
+    func unresolved(_ key: any CodingKey, column: Int32) -> DecodingError {
+        RowDecoder.isAmbiguous(column) ? ambiguity(column) : missingColumn(key)
+    }
+
     /// The error for a coding key with no column in the row.
     func missingColumn(_ key: any CodingKey) -> DecodingError {
         let name = options.columnName(forKey: key.stringValue)

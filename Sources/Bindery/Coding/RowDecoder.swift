@@ -45,21 +45,15 @@ final class RowDecoder: Decoder {
     private var cachedKeyType: ObjectIdentifier?
     /// The tag table of that key type's container, when its keys are plain enum cases.
     private var keyTags: KeyTagTable?
-    private var columnsByName: [String: Int32]?
+    private var columnTable: RowColumns?
+    /// The keys that matched several columns, in the order met (see ``ambiguousColumn``).
+    private var ambiguousKeys: [(key: String, name: String, positions: [Int])] = []
     private var jsonTypes: Set<ObjectIdentifier> = []
     private lazy var json: JSONDecoder = {
         let decoder = JSONDecoder()
+        let strategy = options.dateStrategy
         decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            if let seconds = try? container.decode(Double.self) {
-                return Date(timeIntervalSince1970: seconds)
-            }
-            let text = try container.decode(String.self)
-            guard let date = SQLiteDate.date(from: text) else {
-                throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "\"\(text)\" is not a date SQLite understands")
-            }
-            return date
+            try JSONDates.decode(from: decoder, strategy: strategy)
         }
         decoder.userInfo = options.userInfo
         return decoder
@@ -117,6 +111,13 @@ final class RowDecoder: Decoder {
         switch kind {
         case .record:
             return try T(from: self)
+        case .rawValue:
+            do {
+                return try T(from: self)
+            } catch {
+                // Say which value no case matches.
+                throw columnCount > 0 ? explained(error, decoding: T.self, column: 0) : error
+            }
         case .columns(let columnDecodable):
             if verifiedRows < RowEncoderCore.rowsToVerify {
                 return try decodeVerified(T.self, columnDecodable)
@@ -146,8 +147,11 @@ final class RowDecoder: Decoder {
 
     /// How a type decodes from a whole row.
     enum TopLevelKind {
-        /// By `init(from:)` on the row: structs by column name, raw-value enums from the first column.
+        /// By `init(from:)` on the row: structs by column name.
         case record
+        /// A raw-value type, by `init(from:)` from the first column; a raw value no case matches is
+        /// named in the error.
+        case rawValue
         /// A type with its own column conversion (`Date`, `UUID`, `String` …), from the first column.
         case scalar
         /// An `Optional`: nil from a NULL first column, else its wrapped type from the row.
@@ -172,6 +176,9 @@ final class RowDecoder: Decoder {
         }
         if let columnDecodable = T.self as? any ColumnDecodable.Type {
             return .columns(columnDecodable)
+        }
+        if T.self is any RawRepresentable.Type {
+            return .rawValue
         }
         return .record
     }
@@ -223,7 +230,8 @@ final class RowDecoder: Decoder {
 
     // MARK: Column look-up
 
-    /// The column that the coding key `key` reads, or -1 when the row has none.
+    /// The column that the coding key `key` reads: ``missingColumn`` when the row has none,
+    /// ``ambiguousColumn`` when several columns have its name (both negative).
     @inline(__always)
     func column(for key: String) -> Int32 {
         let position = order.pointee.position
@@ -239,8 +247,7 @@ final class RowDecoder: Decoder {
             order.pointee.position = known.position + 1
             return known.column
         }
-        let name = options.columnName(forKey: key)
-        let column = columnIndex(named: name)
+        let column = columnIndex(forKey: key)
         order.pointee.keys.append(key)
         order.pointee.columns.append(column)
         let position = order.pointee.keys.count - 1
@@ -249,16 +256,52 @@ final class RowDecoder: Decoder {
         return column
     }
 
-    /// The index of the column called `name`, case-insensitively as SQLite compares names; -1 if none.
-    private func columnIndex(named name: String) -> Int32 {
-        if columnsByName == nil {
-            var names: [String: Int32] = [:]
-            for index in 0..<columnCount where names[columnName(index).lowercased()] == nil {
-                names[columnName(index).lowercased()] = index
-            }
-            columnsByName = names
+    /// What ``column(for:)`` returns for a key that matches no column.
+    static let missingColumn: Int32 = -1
+    /// The largest value ``column(for:)`` returns for a key that matches several columns: the first
+    /// such key of the statement gets -3, the next -4, and so on, so that the value alone names the
+    /// key (see ``ambiguity(_:)``). Reading such a key throws.
+    static let ambiguousColumn: Int32 = -3
+
+    /// Whether a look-up result says that several columns match the key.
+    @inline(__always)
+    static func isAmbiguous(_ column: Int32) -> Bool { column <= ambiguousColumn }
+
+    /// The statement's column names, read once (on the first key that is not yet known).
+    var rowColumns: RowColumns {
+        if let columns = columnTable { return columns }
+        let columns = RowColumns(names: columnNames)
+        columnTable = columns
+        return columns
+    }
+
+    /// The index of the column that `key` names, case-insensitively as SQLite compares names;
+    /// ``missingColumn`` if none; if several, a value at most ``ambiguousColumn`` that names the key.
+    private func columnIndex(forKey key: String) -> Int32 {
+        let name = options.columnName(forKey: key)
+        switch rowColumns.match(name) {
+        case .column(let index):
+            return Int32(index)
+        case .missing:
+            return Self.missingColumn
+        case .ambiguous(let positions):
+            ambiguousKeys.append((key, name, positions))
+            return Self.ambiguousColumn - Int32(ambiguousKeys.count - 1)
         }
-        return columnsByName?[name.lowercased()] ?? -1
+    }
+
+    /// The error for reading a key whose look-up gave `column`, a value at most ``ambiguousColumn``:
+    /// `column "id" appears 2 times in the row (positions 0 and 3); alias the columns or select only one`.
+    @inline(never)
+    func ambiguity(_ column: Int32) -> DecodingError {
+        let index = Int(Self.ambiguousColumn - column)
+        guard ambiguousKeys.indices.contains(index) else {
+            return .dataCorrupted(
+                .init(codingPath: [], debugDescription: "a column name appears several times in the row"))
+        }
+        let (key, name, positions) = ambiguousKeys[index]
+        return .dataCorrupted(
+            .init(codingPath: [IndexKey(key)], debugDescription: RowColumns.ambiguity(name, positions: positions)))
     }
 
     /// The name of column `index`.
@@ -349,6 +392,8 @@ final class RowDecoder: Decoder {
                 return try T(from: ColumnDecoder(row: self, column: column, isProbe: true))
             } catch is NestedContainerSignal {
                 jsonTypes.insert(typeID)
+            } catch {
+                throw explained(error, decoding: T.self, column: column)
             }
         }
         return try decodeJSON(T.self, column: column)
@@ -373,12 +418,15 @@ final class RowDecoder: Decoder {
         do {
             return try json.decode(T.self, from: bytes)
         } catch let error as DecodingError {
+            let inner = error.context
+            let path =
+                inner.codingPath.isEmpty ? "" : " (at \(inner.codingPath.map(\.stringValue).joined(separator: ".")))"
             throw DecodingError.dataCorrupted(
                 .init(
-                    codingPath: [IndexKey(columnName(column))],
+                    codingPath: [IndexKey(columnName(column))] + inner.codingPath,
                     debugDescription:
-                        "column \"\(columnName(column))\" holds \(describe(column)), which is not JSON for "
-                        + "\(T.self): \(error)",
+                        "column \"\(columnName(column))\" holds \(describe(column)), which does not decode as "
+                        + "\(T.self)\(path): \(inner.debugDescription)",
                     underlyingError: error))
         }
     }
@@ -402,5 +450,18 @@ extension Optional: DecodableOptional where Wrapped: Decodable {
     static func decodeTopLevel(from decoder: RowDecoder) throws -> Wrapped? {
         if decoder.columnCount > 0 && decoder.isNull(0) { return nil }
         return try decoder.decodeRow(Wrapped.self, kind: RowDecoder.topLevelKind(of: Wrapped.self))
+    }
+}
+
+extension DecodingError {
+    /// The context of any case of the error.
+    fileprivate var context: Context {
+        switch self {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context),
+            .dataCorrupted(let context):
+            return context
+        @unknown default:
+            return Context(codingPath: [], debugDescription: "\(self)")
+        }
     }
 }

@@ -22,7 +22,8 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// The decoder, for everything but the fast paths.
     private var decoder: RowDecoder { decoderReference.takeUnretainedValue() }
 
-    /// The column that `key` reads, or -1 when the row has none.
+    /// The column that `key` reads; negative when the row has none or several (see
+    /// ``RowDecoder/column(for:)``).
     @inline(__always)
     private func lookUp(_ key: Key) -> Int32 {
         guard let tags else {
@@ -65,7 +66,10 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func decodeIntegerIfPresent<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T? {
         let (column, value) = value(key)
-        guard let value, sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
+            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
+            return nil
+        }
         if let integer = fastInteger(T.self, value) {
             return integer
         }
@@ -94,8 +98,9 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         decoder.columnNames.compactMap { Key(stringValue: $0) }
     }
 
+    /// True for a key that several columns share too: reading it then throws, rather than pick one.
     func contains(_ key: Key) -> Bool {
-        lookUp(key) >= 0
+        lookUp(key) != RowDecoder.missingColumn
     }
 
     /// The column of `key`, which must exist.
@@ -103,16 +108,19 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func column(_ key: Key) throws -> Int32 {
         let column = lookUp(key)
         if column < 0 {
-            throw decoder.missingColumn(key)
+            throw decoder.unresolved(key, column: column)
         }
         return column
     }
 
-    /// The column of `key` when it exists and is not NULL.
+    /// The column of `key` when it exists and is not NULL; a key that several columns share throws.
     @inline(__always)
-    private func presentColumn(_ key: Key) -> Int32? {
+    private func presentColumn(_ key: Key) throws -> Int32? {
         let (column, value) = value(key)
-        guard let value, sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
+            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
+            return nil
+        }
         return column
     }
 
@@ -152,12 +160,15 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     // decodeIfPresent: one column look-up, nil for a missing column or NULL.
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        guard let column = presentColumn(key) else { return nil }
+        guard let column = try presentColumn(key) else { return nil }
         return try decoder.bool(column)
     }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
         let (column, value) = value(key)
-        guard let value, sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
+            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
+            return nil
+        }
         if let string = fastString(value) {
             return string
         }
@@ -165,14 +176,17 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
         let (column, value) = value(key)
-        guard let value, sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
+            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
+            return nil
+        }
         if let double = fastDouble(value) {
             return double
         }
         return try decoder.double(column, as: Double.self)
     }
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-        guard let column = presentColumn(key) else { return nil }
+        guard let column = try presentColumn(key) else { return nil }
         return try decoder.float(column)
     }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
@@ -207,7 +221,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         // No Optional.map here: in this unspecialized generic code it would cost a metadata look-up.
-        guard let column = presentColumn(key) else { return nil }
+        guard let column = try presentColumn(key) else { return nil }
         return try decoder.decodeValue(T.self, column: column)
     }
 

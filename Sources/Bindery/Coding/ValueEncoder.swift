@@ -12,13 +12,9 @@ final class ValueEncoder {
     private lazy var json: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let strategy = options.dateStrategy
         encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            guard let text = SQLiteDate.string(from: date) else {
-                throw EncodingError.invalidValue(
-                    date, .init(codingPath: encoder.codingPath, debugDescription: "the date is outside years 0…9999"))
-            }
-            try container.encode(text)
+            try JSONDates.encode(date, to: encoder, strategy: strategy)
         }
         encoder.nonConformingFloatEncodingStrategy = .throw
         encoder.userInfo = options.userInfo

@@ -16,7 +16,8 @@ import Foundation
 ///
 /// A missing column throws ``SQLiteError`` with code ``SQLiteError/Code/range``; a value that does
 /// not fit the type asked for throws code ``SQLiteError/Code/mismatch``, naming the column and the SQL
-/// type found. Nothing is converted silently.
+/// type found. A name that several columns share throws `DecodingError.dataCorrupted` naming its
+/// positions, rather than read one of them. Nothing is converted silently.
 public struct Row: Sendable, Hashable {
     /// The values, in column order.
     public let values: [SQLiteValue]
@@ -33,7 +34,8 @@ public struct Row: Sendable, Hashable {
     /// The number of columns.
     public var count: Int { values.count }
 
-    /// The 0-based index of the column called `name` (case-insensitive), or nil.
+    /// The 0-based index of the first column called `name` (case-insensitive), or nil. Several
+    /// columns may share a name: reading such a name through the subscript throws.
     public func index(ofColumn name: String) -> Int? {
         columns.index(of: name)
     }
@@ -52,41 +54,23 @@ public struct Row: Sendable, Hashable {
     }
 
     /// The value of the column called `name` (case-insensitive), converted to `T`.
+    ///
+    /// A name that several columns share (`id` in `SELECT loans.*, books.*`) is never guessed: it
+    /// throws `DecodingError.dataCorrupted` naming the column and its positions. Alias the columns,
+    /// or read them by index.
     public subscript<T: SQLiteValueConvertible>(_ name: String) -> T {
         get throws {
-            guard let index = columns.index(of: name) else {
+            switch columns.match(name) {
+            case .column(let index):
+                return try T.decode(from: values[index], column: columns.names[index])
+            case .missing:
                 throw SQLiteError(
                     code: .range,
                     message: "no column named '\(name)'; the row has \(columns.names.joined(separator: ", "))")
+            case .ambiguous(let positions):
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: [], debugDescription: RowColumns.ambiguity(name, positions: positions)))
             }
-            return try T.decode(from: values[index], column: columns.names[index])
         }
-    }
-}
-
-/// The column names of a result, shared by all its rows, with a case-insensitive look-up.
-final class RowColumns: Sendable, Hashable {
-    let names: [String]
-    private let lookup: [String: Int]
-
-    init(names: [String]) {
-        self.names = names
-        var lookup: [String: Int] = [:]
-        for (index, name) in names.enumerated() where lookup[name.lowercased()] == nil {
-            lookup[name.lowercased()] = index
-        }
-        self.lookup = lookup
-    }
-
-    func index(of name: String) -> Int? {
-        lookup[name.lowercased()]
-    }
-
-    static func == (lhs: RowColumns, rhs: RowColumns) -> Bool {
-        lhs === rhs || lhs.names == rhs.names
-    }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(names)
     }
 }

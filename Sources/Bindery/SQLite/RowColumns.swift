@@ -1,0 +1,71 @@
+/// The column names of a result, shared by all its rows, with a case-insensitive look-up (as SQLite
+/// compares names) that knows which names appear more than once.
+///
+/// Built once per statement, never per row. A name that several columns share (`id` in
+/// `SELECT loans.*, books.*`) is ``Match/ambiguous(_:)``: readers refuse it rather than pick one.
+/// Splitting a row into scopes (one per joined table) will narrow the columns a name is matched in;
+/// the look-up by name stays here.
+final class RowColumns: Sendable, Hashable {
+    /// What a name matches among the columns.
+    enum Match: Equatable {
+        /// Exactly one column, at this 0-based index.
+        case column(Int)
+        /// No column.
+        case missing
+        /// Several columns, at these 0-based indexes, in order.
+        case ambiguous([Int])
+    }
+
+    let names: [String]
+    /// The first column of each lowercased name.
+    private let first: [String: Int]
+    /// Every column of each lowercased name that several columns share.
+    private let repeated: [String: [Int]]
+
+    init(names: [String]) {
+        self.names = names
+        var first: [String: Int] = [:]
+        var repeated: [String: [Int]] = [:]
+        for (index, name) in names.enumerated() {
+            let folded = name.lowercased()
+            if let earlier = first[folded] {
+                repeated[folded, default: [earlier]].append(index)
+            } else {
+                first[folded] = index
+            }
+        }
+        self.first = first
+        self.repeated = repeated
+    }
+
+    /// The column or columns called `name`, case-insensitively.
+    func match(_ name: String) -> Match {
+        let folded = name.lowercased()
+        guard let index = first[folded] else { return .missing }
+        if let all = repeated[folded] { return .ambiguous(all) }
+        return .column(index)
+    }
+
+    /// The first column called `name`, case-insensitively, or nil.
+    func index(of name: String) -> Int? {
+        first[name.lowercased()]
+    }
+
+    /// `column "id" appears 2 times in the row (positions 0 and 3); alias the columns or select only one`.
+    static func ambiguity(_ name: String, positions: [Int]) -> String {
+        let listed = positions.map(String.init)
+        let joined =
+            listed.count > 1
+            ? listed.dropLast().joined(separator: ", ") + " and " + (listed.last ?? "") : listed.joined()
+        return "column \"\(name)\" appears \(positions.count) times in the row (positions \(joined)); "
+            + "alias the columns or select only one"
+    }
+
+    static func == (lhs: RowColumns, rhs: RowColumns) -> Bool {
+        lhs === rhs || lhs.names == rhs.names
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(names)
+    }
+}
