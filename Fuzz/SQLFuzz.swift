@@ -4,7 +4,8 @@
 // - `\(identifier:)` names exactly the table and columns given, whatever they hold, or the statement
 //   is refused (a NUL byte; a name SQLite reserves; two column names equal but for ASCII case);
 // - a value bound with `\(value)` is stored exactly as the encoder converts it, and a `WHERE` with
-//   the same value interpolated finds it again;
+//   the same value interpolated finds it again, as does `IN \(list:)` holding it (short, or long and
+//   bound as one JSON array);
 // - raw text (`\(raw:)`, `SQL(text:values:)`, `execute(script:)`) runs or throws.
 
 import CSQLite
@@ -124,7 +125,33 @@ private func checkValues(_ conn: Connection, table: String, columns: [String], _
             let found = try? conn.fetchOne(
                 Int.self, sql: "SELECT count(*) FROM \(identifier: table) WHERE \(identifier: columns[0]) IS \(key)")
             require(found == 1, "WHERE … IS \(expectedKey) found \(String(describing: found)) rows")
+            checkList(conn, table: table, column: columns[0], key, expectedKey, long: input.choice(8) == 0)
         }
+    }
+}
+
+/// `\(list:)` holding the stored key finds its row, `NOT IN` does not; a long list (bound as one JSON
+/// array) finds the same row, or throws for a BLOB or text with a NUL, which it cannot carry.
+private func checkList<T: Encodable & Sendable>(
+    _ conn: Connection, table: String, column: String, _ key: T, _ expected: SQLiteValue, long: Bool
+) {
+    let list = Array(repeating: key, count: long ? SQL.listParameterLimit + 1 : 2)
+    let found = try? conn.fetchOne(
+        Int.self, sql: "SELECT count(*) FROM \(identifier: table) WHERE \(identifier: column) IN \(list: list)")
+    let others = try? conn.fetchOne(
+        Int.self, sql: "SELECT count(*) FROM \(identifier: table) WHERE \(identifier: column) NOT IN \(list: list)")
+    var representable = true
+    if long {
+        switch expected {
+        case .blob: representable = false
+        case .text(let text): representable = !text.utf8.contains(0)
+        default: break
+        }
+    }
+    if representable {
+        require(found == 1 && others == 0, "IN \(list.count) × \(expected) found \(String(describing: found)) rows")
+    } else {
+        require(found == nil && others == nil, "a long list of \(expected) did not throw")
     }
 }
 

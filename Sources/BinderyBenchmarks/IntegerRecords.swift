@@ -189,6 +189,44 @@ enum IntegerRecords {
             })
         if let failure { throw failure }
 
+        // The C loop of insert(), with the rows kept: each record inserted with RETURNING * and read back.
+        var storedWithC: [TenIntegers] = []
+        var storedWithBindery: [TenIntegers] = []
+        let insertReturningWithC = {
+            try? raw.exec("DELETE FROM ten; BEGIN IMMEDIATE")
+            var stored: [TenIntegers] = []
+            stored.reserveCapacity(records.count)
+            for record in records {
+                bind(insertReturning, record)
+                if sqlite3_step(insertReturning) == SQLITE_ROW {
+                    stored.append(read(insertReturning))
+                }
+                sqlite3_reset(insertReturning)
+            }
+            try? raw.exec("COMMIT")
+            storedWithC = stored
+        }
+        let returningRan = benchmark.compare(
+            "insertAndFetch(contentsOf:) 100,000 records", goal: 1.6,
+            baseline: insertReturningWithC,
+            bindery: {
+                do {
+                    try conn.execute(script: "DELETE FROM ten")
+                    storedWithBindery = try conn.insertAndFetch(contentsOf: records)
+                } catch {
+                    failure = error
+                }
+            })
+        if let failure { throw failure }
+        if returningRan > 0 {
+            let inTable = try conn.fetchAll(TenIntegers.self, orderBy: "c0")
+            guard storedWithBindery == records, storedWithC == records, inTable == records else {
+                throw BenchmarkError.mismatch("insertAndFetch(contentsOf:) did not return the records it stored")
+            }
+        }
+        storedWithC = []
+        storedWithBindery = []
+
         // Both databases hold the records for the reads, whichever comparisons ran.
         insertWithC()
         try conn.execute(script: "DELETE FROM ten")

@@ -13,7 +13,10 @@ import Foundation
 /// ```
 ///
 /// Values SQLite cannot hold exactly (a `UInt64` above `Int64.max`, a NaN) throw
-/// `EncodingError.invalidValue` naming the column.
+/// `EncodingError.invalidValue` naming the column. A row needs keyed properties: a value that encodes
+/// as a single value (a `String`, a raw-value enum, a wrapper using `singleValueContainer()`) or as an
+/// unkeyed container throws `EncodingError.invalidValue` naming its type; use ``encodeValue(_:)`` for
+/// one value.
 public struct RowEncoder: Sendable {
     /// The conversions used.
     public var options: CodingOptions
@@ -49,7 +52,6 @@ final class RowEncoderCore: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { values.options.codingUserInfo }
     /// An error found where the `Encoder` protocol gives no way to throw; thrown when encoding ends.
     var failure: Error?
-    private var unkeyedCount = 0
     /// The keyed container of the first key type asked for, reused value after value.
     private var containerCache: AnyObject?
     private var cachedKeyType: ObjectIdentifier?
@@ -64,6 +66,9 @@ final class RowEncoderCore: Encoder {
     private var verifiedRows = 0
     /// Which slots the first checked row had.
     private var checkedSlots: [Bool] = []
+    /// The container a value asked for instead of a keyed one (`singleValueContainer()` or
+    /// `unkeyedContainer()`), which a row cannot be made of; thrown when encoding ends.
+    private var nonKeyedRequest: String?
     /// How many rows of a ``ColumnEncodable`` type are encoded both ways and compared.
     static let rowsToVerify = 8
 
@@ -106,15 +111,31 @@ final class RowEncoderCore: Encoder {
     private func encodeCodable<T: Encodable>(_ value: T) throws {
         row.startRow()
         failure = nil
-        unkeyedCount = 0
-        if encodesScalar {
-            row.set(try values.encode(value, codingPath: []), forKey: "")
-        } else {
-            try value.encode(to: self)
+        nonKeyedRequest = nil
+        guard !encodesScalar else {
+            throw Self.notARow(T.self, asked: "is stored as a single value")
+        }
+        try value.encode(to: self)
+        if let nonKeyedRequest {
+            throw Self.notARow(T.self, asked: "encodes itself through \(nonKeyedRequest)")
         }
         if let failure {
             throw failure
         }
+    }
+
+    /// The error for a value that is not made of keyed properties, which would otherwise become a
+    /// column named "" (or columns "0", "1", …). Only the type is named: the value is user data.
+    @inline(never)
+    private static func notARow<T>(_ type: T.Type, asked: String) -> EncodingError {
+        EncodingError.invalidValue(
+            type,
+            .init(
+                codingPath: [],
+                debugDescription:
+                    "\(T.self) \(asked), not as a row: a record needs keyed properties (a struct or class whose "
+                    + "encode(to:) uses container(keyedBy:), as a synthesized Codable conformance does); to store "
+                    + "one value, make it a property of a record or bind it in SQL"))
     }
 
     /// Encodes `value` through its `encodeColumns(to:)`.
@@ -177,17 +198,21 @@ final class RowEncoderCore: Encoder {
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        RowUnkeyedEncodingContainer(core: self)
+        refuse("unkeyedContainer()")
+        return DiscardingEncodingContainer(core: self)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        RowSingleValueEncodingContainer(core: self)
+        refuse("singleValueContainer()")
+        return DiscardingEncodingContainer(core: self)
     }
 
-    /// The key for the next value of a top-level unkeyed container: "0", "1", …
-    func nextUnkeyedKey() -> String {
-        defer { unkeyedCount += 1 }
-        return String(unkeyedCount)
+    /// Records that the value asked for a container a row cannot be made of; the error is thrown when
+    /// `encode(to:)` returns, since the `Encoder` protocol cannot throw here.
+    private func refuse(_ container: String) {
+        if nonKeyedRequest == nil {
+            nonKeyedRequest = container
+        }
     }
 
     /// Records the first error found where it cannot be thrown.

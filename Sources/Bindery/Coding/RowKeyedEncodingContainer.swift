@@ -127,7 +127,7 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         core.fail(core.unsupported("nestedUnkeyedContainer(forKey:)", codingPath: [key]))
-        return RowUnkeyedEncodingContainer(core: core)
+        return DiscardingEncodingContainer(core: core)
     }
 
     /// The same row: a superclass encodes its properties as further columns.
@@ -136,57 +136,6 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     mutating func superEncoder(forKey key: Key) -> any Encoder {
         core.fail(core.unsupported("superEncoder(forKey:)", codingPath: [key]))
         return core
-    }
-}
-
-/// A top-level unkeyed container of ``RowEncoderCore``: values become columns "0", "1", …
-struct RowUnkeyedEncodingContainer: UnkeyedEncodingContainer {
-    unowned(unsafe) let core: RowEncoderCore  // see RowKeyedEncodingContainer
-    var codingPath: [any CodingKey] { [] }
-    private(set) var count = 0
-
-    init(core: RowEncoderCore) {
-        self.core = core
-    }
-
-    mutating func encodeNil() throws {
-        core.row.set(.null, forKey: core.nextUnkeyedKey())
-        count += 1
-    }
-
-    mutating func encode<T: Encodable>(_ value: T) throws {
-        let key = core.nextUnkeyedKey()
-        core.row.set(try core.values.encode(value, codingPath: [IndexKey(key)]), forKey: key)
-        count += 1
-    }
-
-    mutating func nestedContainer<NestedKey: CodingKey>(
-        keyedBy keyType: NestedKey.Type
-    ) -> KeyedEncodingContainer<NestedKey> {
-        core.fail(core.unsupported("nestedContainer(keyedBy:)", codingPath: []))
-        return KeyedEncodingContainer(RowKeyedEncodingContainer<NestedKey>(core: core, tags: nil))
-    }
-
-    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        core.fail(core.unsupported("nestedUnkeyedContainer()", codingPath: []))
-        return self
-    }
-
-    mutating func superEncoder() -> any Encoder { core }
-}
-
-/// A top-level single value of ``RowEncoderCore``: one column named "".
-struct RowSingleValueEncodingContainer: SingleValueEncodingContainer {
-    unowned(unsafe) let core: RowEncoderCore  // see RowKeyedEncodingContainer
-    var codingPath: [any CodingKey] { [] }
-
-    init(core: RowEncoderCore) {
-        self.core = core
-    }
-
-    mutating func encodeNil() throws { core.row.set(.null, forKey: "") }
-    mutating func encode<T: Encodable>(_ value: T) throws {
-        core.row.set(try core.values.encode(value, codingPath: []), forKey: "")
     }
 }
 

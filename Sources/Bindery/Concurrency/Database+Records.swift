@@ -32,6 +32,19 @@ extension Database {
         try await write { conn in try conn.insert(contentsOf: records, onConflict: policy) }
     }
 
+    /// Inserts many records in one transaction with one statement re-bound for each, and returns them
+    /// as stored, in order (ids assigned, defaults filled). See
+    /// ``Connection/insertAndFetch(contentsOf:onConflict:)``.
+    ///
+    /// ```swift
+    /// let saved = try await db.insertAndFetch(contentsOf: students)
+    /// ```
+    public nonisolated func insertAndFetch<S: Sequence & Sendable>(
+        contentsOf records: S, onConflict policy: ConflictPolicy = .abort
+    ) async throws -> [S.Element] where S.Element: Record {
+        try await write { conn in try conn.insertAndFetch(contentsOf: records, onConflict: policy) }
+    }
+
     /// Updates the row with `record`'s primary key, writing every other column. Throws
     /// ``RecordError/notFound(table:key:)`` when no row has that key.
     ///

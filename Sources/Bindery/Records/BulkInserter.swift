@@ -1,37 +1,83 @@
 /// Inserts records one after another with one statement re-bound for each, switching statements
 /// only when the set of non-NULL columns changes. While the columns stay the same, the encoder binds
 /// each number to the statement as it encodes it (see ``EncodedRow/bindDirectly(to:slots:startingAt:)``).
+///
+/// Made `returning`, its statements end in `RETURNING *` and ``insertReturning(_:as:)`` decodes the row
+/// each one returns, with one decoder per statement.
 final class BulkInserter {
     private let connection: Connection
     private let state: RecordTypeState
     private let encoder: RowEncoderCore
     private let row: EncodedRow
     private let policy: ConflictPolicy
+    private let returning: Bool
+    private let options: CodingOptions
     // Only `insert` and `finish` touch these, one call at a time: no dynamic exclusivity check.
     @exclusivity(unchecked) private var statement: Statement?
     @exclusivity(unchecked) private var columns: [Bool] = []
+    /// The decoder of the rows `statement` returns, and the statement it was made for.
+    @exclusivity(unchecked) private var decoder: RowDecoder?
+    @exclusivity(unchecked) private var decoderStatement: ObjectIdentifier?
     /// How many rows were inserted so far.
     @exclusivity(unchecked) private(set) var inserted = 0
 
-    init(connection: Connection, state: RecordTypeState, policy: ConflictPolicy) {
+    init(connection: Connection, state: RecordTypeState, policy: ConflictPolicy, returning: Bool = false) {
         self.connection = connection
         self.state = state
         self.encoder = state.encoder
         self.row = state.encoder.row
         self.policy = policy
+        self.returning = returning
+        self.options = connection.recordContext.options
     }
 
     /// Encodes, binds and runs the record at `record`.
     func insert<T: Encodable>(_ record: UnsafePointer<T>) throws {
+        try run(try bound(record))
+    }
+
+    /// Encodes, binds and runs the record at `record` with `RETURNING *`; returns the row as stored, or
+    /// nil when none was (a row skipped by ``ConflictPolicy/ignore``).
+    func insertReturning<T: Record>(_ record: UnsafePointer<T>, as type: T.Type) throws -> T? {
+        let statement = try bound(record)
+        do {
+            defer { statement.reset() }
+            guard try statement.step() else { return nil }
+            let stored = try decoder(for: statement, T.self).decodeRow(T.self)
+            while try statement.step() {}
+            inserted += 1
+            return stored
+        } catch let error as SQLiteError {
+            throw error.with(arguments: row.values)
+        }
+    }
+
+    /// The record at `record`, encoded and bound to the statement for its columns.
+    @inline(__always)
+    private func bound<T: Encodable>(_ record: UnsafePointer<T>) throws -> Statement {
         try encoder.encodeRow(at: record)
         if let statement, row.isBound(to: statement) {
             if row.hasDeferredValues {
                 try row.bindDeferred(to: statement)
             }
-            try run(statement)
-        } else {
-            try run(try bindRow())
+            return statement
         }
+        return try bindRow()
+    }
+
+    /// The decoder of the rows `statement` returns: made after its first step, which re-prepares a
+    /// statement whose schema changed, and kept while the statement stays the same.
+    @inline(__always)
+    private func decoder<T>(for statement: Statement, _ type: T.Type) -> RowDecoder {
+        if let decoder, decoderStatement == ObjectIdentifier(statement),
+            decoder.reprepareCount == statement.reprepareCount, decoder.columnCount == statement.columnCount
+        {
+            return decoder
+        }
+        let attached = RowDecoder.attached(to: statement, options: options, for: T.self)
+        decoder = attached
+        decoderStatement = ObjectIdentifier(statement)
+        return attached
     }
 
     /// Binds the row the slow way, to the statement for its non-NULL columns; from the next row on,
@@ -45,7 +91,7 @@ final class BulkInserter {
             finish()
             columns = row.nonNullSlots
             statement = try connection.checkOutStatement(
-                state.insert(columns: columns, policy: policy, returning: false))
+                state.insert(columns: columns, policy: policy, returning: returning))
             self.statement = statement
         }
         try row.bind(to: statement, slots: columns, startingAt: 1)
@@ -69,6 +115,8 @@ final class BulkInserter {
     /// Gives the statement back to the cache.
     func finish() {
         row.stopBinding()
+        decoder = nil
+        decoderStatement = nil
         if let statement {
             connection.release(statement)
             self.statement = nil

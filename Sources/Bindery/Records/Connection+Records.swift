@@ -62,6 +62,47 @@ extension Connection {
         }
     }
 
+    /// Inserts many records as ``insert(contentsOf:onConflict:)`` does (one statement re-bound for each,
+    /// in one transaction) and returns them as stored, in order: each row comes back through
+    /// `RETURNING *`, with its assigned id and its column defaults filled, as ``insert(_:onConflict:)``
+    /// returns one.
+    ///
+    /// The result has one record for each record given. With ``ConflictPolicy/ignore``, a record whose
+    /// row was skipped comes back as given, as ``insert(_:onConflict:)`` returns it (compare ``changes``
+    /// or the ids to tell); with ``ConflictPolicy/replace``, the new row comes back.
+    ///
+    /// ```swift
+    /// let saved = try conn.insertAndFetch(contentsOf: [Student(id: nil, name: "Ana", year: 2024)])
+    /// print(saved[0].id!)  // the new rowid
+    /// ```
+    public func insertAndFetch<S: Sequence>(contentsOf records: S, onConflict policy: ConflictPolicy = .abort) throws
+        -> [S.Element]
+    where S.Element: Record {
+        typealias T = S.Element
+        let state = recordContext.state(for: T.self)
+        return try transaction(.immediate) { conn in
+            let inserter = BulkInserter(connection: conn, state: state, policy: policy, returning: true)
+            defer { inserter.finish() }
+            var stored = RecordBuffer<T>(capacity: records.underestimatedCount)
+            defer { stored.deallocate() }
+            let done = try records.withContiguousStorageIfAvailable { buffer in
+                guard let base = buffer.baseAddress else { return true }
+                for index in 0..<buffer.count {
+                    let record = base + index
+                    stored.append(try inserter.insertReturning(record, as: T.self) ?? record.pointee)
+                }
+                return true
+            }
+            if done == nil {
+                for record in records {
+                    stored.append(
+                        try withUnsafePointer(to: record) { try inserter.insertReturning($0, as: T.self) } ?? record)
+                }
+            }
+            return stored.array()
+        }
+    }
+
     /// Updates the row with `record`'s primary key, writing every other column (NULL where the record
     /// holds nil). Throws ``RecordError/notFound(table:key:)`` when no row has that key.
     public func update<T: Record>(_ record: T) throws {

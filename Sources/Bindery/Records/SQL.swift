@@ -11,6 +11,8 @@ import Foundation
 /// - `\(value)` binds any `Encodable & Sendable` value, converted exactly as a record property of its
 ///   type would be stored (so a `Date`, a `UUID` or an enum in a condition matches what `insert`
 ///   wrote).
+/// - `\(list: values)` binds a sequence for `IN`: `(?, ?, …)`, each element converted like `\(value)`;
+///   see ``StringInterpolation/appendInterpolation(list:)``.
 /// - `\(identifier: name)` inserts a quoted identifier (`"my table"`), for table and column names.
 /// - `\(raw: text)` splices text as it is: the only way to do so, for SQL you built yourself.
 /// - `\(sql)` embeds another `SQL` fragment with its values; `+` concatenates fragments.
@@ -19,6 +21,9 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     public private(set) var text: String
     /// The values to bind, in the order of their `?`.
     private(set) var values: [any Encodable & Sendable]
+    /// Whether a value is an ``SQLSpecialArgument`` (a long list, a misplaced sequence), which
+    /// ``arguments(encoder:)`` then looks for.
+    private var hasSpecialArguments = false
 
     /// SQL text without values.
     public init(stringLiteral value: String) {
@@ -30,6 +35,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     public init(stringInterpolation: StringInterpolation) {
         self.text = stringInterpolation.text
         self.values = stringInterpolation.values
+        self.hasSpecialArguments = stringInterpolation.hasSpecialArguments
     }
 
     /// SQL text and the values for its `?` placeholders, in order.
@@ -50,7 +56,9 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
     /// Concatenates two fragments: texts joined, values kept in order.
     public static func + (lhs: SQL, rhs: SQL) -> SQL {
-        SQL(text: lhs.text + rhs.text, values: lhs.values + rhs.values)
+        var sum = SQL(text: lhs.text + rhs.text, values: lhs.values + rhs.values)
+        sum.hasSpecialArguments = lhs.hasSpecialArguments || rhs.hasSpecialArguments
+        return sum
     }
 
     /// Appends a fragment.
@@ -65,8 +73,22 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
     /// The values converted to SQLite values by `encoder`.
     func arguments(encoder: ValueEncoder) throws -> [SQLiteValue] {
-        try values.map { value in try encoder.encode(value, codingPath: []) }
+        guard hasSpecialArguments else {
+            return try values.map { value in try encoder.encode(value, codingPath: []) }
+        }
+        return try values.map { value in
+            if let special = value as? any SQLSpecialArgument {
+                return try special.argument(encoder: encoder)
+            }
+            return try encoder.encode(value, codingPath: [])
+        }
     }
+
+    /// The longest list ``StringInterpolation/appendInterpolation(list:)`` binds value by value: 999,
+    /// the most parameters a whole statement could have before SQLite 3.32, so a list never reaches
+    /// the limit of any SQLite on its own (`SQLITE_MAX_VARIABLE_NUMBER`, 32766 since then, and lower
+    /// where `sqlite3_limit` says so). Longer lists are bound as one JSON array.
+    static let listParameterLimit = 999
 
     /// Quotes an identifier for SQLite: `my "table"` becomes `"my ""table"""`.
     public static func quote(identifier: String) -> String {
@@ -77,6 +99,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     public struct StringInterpolation: StringInterpolationProtocol, Sendable {
         var text = ""
         var values: [any Encodable & Sendable] = []
+        var hasSpecialArguments = false
 
         /// Prepares an interpolation.
         public init(literalCapacity: Int, interpolationCount: Int) {
@@ -91,6 +114,10 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
         /// Binds `value` as a parameter (`nil` binds NULL).
         public mutating func appendInterpolation<T: Encodable & Sendable>(_ value: T) {
+            if followsIN(), let misplaced = Self.misplacedSequence(T.self) {
+                append(special: misplaced)
+                return
+            }
             text += "?"
             values.append(value)
         }
@@ -98,8 +125,93 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         /// Binds `value`, or NULL when it is nil. (Without this overload, the compiler warns that an
         /// interpolated optional "produces a debug description", although it is bound like any value.)
         public mutating func appendInterpolation<T: Encodable & Sendable>(_ value: T?) {
+            if followsIN(), let misplaced = Self.misplacedSequence(T.self) {
+                append(special: misplaced)
+                return
+            }
             text += "?"
             values.append(value)
+        }
+
+        /// Binds each element of `list`, for `IN` and `NOT IN`: `(?, ?, …)`, each element converted
+        /// exactly as `\(value)` converts it (a `Date`, a `UUID`, a raw-value enum as stored; `nil` as
+        /// NULL).
+        ///
+        /// ```swift
+        /// let some = try conn.fetchAll(Student.self, where: "id IN \(list: ids)")
+        /// let others = try conn.fetchAll(Student.self, where: "year NOT IN \(list: [2020, 2021])")
+        /// ```
+        ///
+        /// An empty list gives `()`, SQLite's empty list: `IN ()` is false and `NOT IN ()` true for
+        /// every row, a NULL one included. A list of more than 999 values (SQLite's parameter limit is
+        /// per statement) is bound as one JSON array and read through `json_each`:
+        /// `(SELECT +value FROM json_each(?))`, which matches the same rows: each element keeps its storage
+        /// class, and `+` leaves the values without affinity, as bound values are, so that `IN` converts
+        /// them by the same rules. Such a list cannot hold a BLOB (`Data`, a UUID stored as a BLOB) or
+        /// text with a NUL character, which JSON cannot carry: these throw. One difference remains: a
+        /// REAL column compared with an integer beyond ±2^53 that no double equals finds the nearest
+        /// double in the long form, where the short one finds nothing.
+        ///
+        /// An array interpolated as one value right after `IN`, or as the only value inside `IN (…)`,
+        /// throws an `EncodingError` saying to use `\(list:)` when the statement runs: bound as one JSON
+        /// text, it would fail to parse or match nothing.
+        public mutating func appendInterpolation<S: Sequence>(list: S) where S.Element: Encodable & Sendable {
+            let elements: [any Encodable & Sendable] = list.map { $0 }
+            if elements.count > SQL.listParameterLimit {
+                text += "(SELECT +value FROM json_each(?))"
+                values.append(SQLJSONList(elements: elements))
+                hasSpecialArguments = true
+                return
+            }
+            text += "("
+            for index in elements.indices {
+                text += index == 0 ? "?" : ", ?"
+            }
+            text += ")"
+            values += elements
+        }
+
+        /// Binds a value that makes its own argument.
+        private mutating func append(special: any SQLSpecialArgument) {
+            text += "?"
+            values.append(special)
+            hasSpecialArguments = true
+        }
+
+        /// Whether the text so far ends with the keyword `IN`, or with `IN (`, where a value is one
+        /// element of a list.
+        private func followsIN() -> Bool {
+            var bytes = text.utf8[...]
+            func dropSpaces() {
+                while let last = bytes.last, last == 0x20 || (0x09...0x0D).contains(last) {
+                    bytes.removeLast()
+                }
+            }
+            dropSpaces()
+            if bytes.last == UInt8(ascii: "(") {
+                bytes.removeLast()
+                dropSpaces()
+            }
+            guard bytes.count >= 2 else { return false }
+            let n = bytes[bytes.index(bytes.endIndex, offsetBy: -1)] | 0x20
+            let i = bytes[bytes.index(bytes.endIndex, offsetBy: -2)] | 0x20
+            guard i == UInt8(ascii: "i"), n == UInt8(ascii: "n") else { return false }
+            guard bytes.count > 2 else { return true }
+            // "IN", not the end of a name such as "origin" or "join".
+            let before = bytes[bytes.index(bytes.endIndex, offsetBy: -3)]
+            let isNamePart =
+                before >= 0x80 || before == UInt8(ascii: "_") || before == UInt8(ascii: "$")
+                || (0x30...0x39).contains(before) || (0x41...0x5A).contains(before) || (0x61...0x7A).contains(before)
+                || before == UInt8(ascii: "\"") || before == UInt8(ascii: "`") || before == UInt8(ascii: "]")
+            return !isNamePart
+        }
+
+        /// The misplaced argument for a sequence type (an array, a set, a dictionary …) that would be
+        /// bound as one JSON text; nil for a single value, including `String` and `Data`.
+        private static func misplacedSequence<T>(_ type: T.Type) -> MisplacedSequence? {
+            guard T.self is any Sequence.Type, T.self != String.self, T.self != Substring.self, T.self != Data.self
+            else { return nil }
+            return MisplacedSequence(typeName: String(describing: T.self))
         }
 
         /// Inserts a quoted identifier, such as a table or column name.
@@ -116,6 +228,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         public mutating func appendInterpolation(_ sql: SQL) {
             text += sql.text
             values += sql.values
+            hasSpecialArguments = hasSpecialArguments || sql.hasSpecialArguments
         }
     }
 }
