@@ -235,11 +235,12 @@ final class EncodedRow {
         }
     }
 
-    /// For each slot, whether it was encoded and its column is not one of `excluded` (compared
-    /// case-insensitively).
+    /// For each slot, whether it was encoded and its column is not one of `excluded` (compared as
+    /// SQLite compares names, ignoring ASCII case only).
     func presentSlots(excluding excluded: [String]) -> [Bool] {
-        let lowered = Set(excluded.map { $0.lowercased() })
-        return (0..<count).map { isPresent($0) && !lowered.contains(storage.pointee.columns[$0].lowercased()) }
+        (0..<count).map { slot in
+            isPresent(slot) && !excluded.contains { FoldedIdentifier.same($0, storage.pointee.columns[slot]) }
+        }
     }
 
     /// Binds the values of the slots marked in `slots` to consecutive parameters of `statement`,

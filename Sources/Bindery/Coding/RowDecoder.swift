@@ -6,8 +6,10 @@ import Foundation
 /// One decoder serves a whole query: it learns on the first row which column each coding key reads
 /// (in the order the keys are asked for) and afterwards confirms each key with one string comparison.
 /// A struct decodes by column name (after ``CodingOptions/keyStrategy``); a single-value type
-/// (`String`, `Int`, `Date`, a raw-value enum …) from the first column; a top-level unkeyed container
-/// reads the columns in order. Nested values are read from JSON text.
+/// (`String`, `Int`, `Date`, a raw-value enum …) from the first column; an array, set or dictionary
+/// from the JSON text of the statement's only column, as a property of its type is (a statement with
+/// several columns throws); any other type that asks for a top-level unkeyed container reads the
+/// columns in order. Nested values are read from JSON text.
 ///
 /// Not supported, with a `DecodingError` that says so: `nestedContainer(keyedBy:forKey:)` and
 /// `nestedUnkeyedContainer(forKey:)` (a row is flat; decode the property as a `Decodable` type of its
@@ -131,7 +133,27 @@ final class RowDecoder: Decoder {
             return try decodeValue(T.self, column: 0)
         case .optional(let optional):
             return try decodeOptionalRow(T.self, optional)
+        case .json:
+            return try decodeJSONRow(T.self)
         }
+    }
+
+    /// Decodes an array, set or dictionary from the statement's only column, as a property of its type
+    /// is decoded; out of line, as it is no common path.
+    @inline(never)
+    private func decodeJSONRow<T: Decodable>(_ type: T.Type) throws -> T {
+        guard columnCount == 1 else {
+            let names = columnNames.map { "\"\($0)\"" }.joined(separator: ", ")
+            throw DecodingError.typeMismatch(
+                T.self,
+                .init(
+                    codingPath: [],
+                    debugDescription:
+                        "\(T.self) is read from one column holding its JSON text, but the statement returns "
+                        + (columnCount == 0 ? "no column" : "\(columnCount) columns (\(names))")
+                        + "; select only that column, or decode a struct of the columns"))
+        }
+        return try decodeJSON(T.self, column: 0)
     }
 
     /// Kept out of ``decodeRow(_:kind:)``: the cast needs `Optional<T>`'s metadata, which would
@@ -158,6 +180,10 @@ final class RowDecoder: Decoder {
         case optional(any DecodableOptional.Type)
         /// A ``ColumnDecodable`` type, by `init(columns:)`.
         case columns(any ColumnDecodable.Type)
+        /// An array, set or dictionary (a ``JSONCollection``): from the JSON text of the statement's
+        /// only column, never from the row's columns in order, which would decode `[String]` from
+        /// `SELECT tags` as the one-element list of the column's raw text.
+        case json
     }
 
     private var topLevelKind: TopLevelKind?
@@ -179,6 +205,9 @@ final class RowDecoder: Decoder {
         }
         if T.self is any RawRepresentable.Type {
             return .rawValue
+        }
+        if T.self is any JSONCollection.Type {
+            return .json
         }
         return .record
     }
@@ -275,7 +304,7 @@ final class RowDecoder: Decoder {
         return columns
     }
 
-    /// The index of the column that `key` names, case-insensitively as SQLite compares names;
+    /// The index of the column that `key` names, ignoring ASCII case as SQLite does;
     /// ``missingColumn`` if none; if several, a value at most ``ambiguousColumn`` that names the key.
     private func columnIndex(forKey key: String) -> Int32 {
         let name = options.columnName(forKey: key)

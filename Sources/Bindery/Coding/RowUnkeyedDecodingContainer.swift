@@ -1,6 +1,7 @@
 import Foundation
 
-/// A top-level unkeyed container of ``RowDecoder``: the row's columns, in order.
+/// A top-level unkeyed container of ``RowDecoder``: the row's columns, in order. Asked for only by types
+/// of your own: arrays, sets and dictionaries are read from JSON (see ``RowDecoder/TopLevelKind/json``).
 struct RowUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     unowned(unsafe) let decoder: RowDecoder  // see RowKeyedDecodingContainer
     var codingPath: [any CodingKey] { [] }

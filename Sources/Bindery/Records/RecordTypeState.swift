@@ -80,12 +80,13 @@ final class RecordTypeState {
         }
         let columns = encoder.row.columns
         let inserted = columns.indices.filter { nonNull[$0] }.map { SQL.quote(identifier: columns[$0]) }
-        let keyColumns = Set(primaryKey.map { $0.lowercased() })
-        let assignments = columns.indices.filter { present[$0] && !keyColumns.contains(columns[$0].lowercased()) }
-            .map { index -> String in
-                let name = SQL.quote(identifier: columns[index])
-                return nonNull[index] ? "\(name) = excluded.\(name)" : "\(name) = NULL"
-            }
+        let assignments = columns.indices.filter { index in
+            present[index] && !primaryKey.contains { $0.equalsIdentifier(columns[index]) }
+        }
+        .map { index -> String in
+            let name = SQL.quote(identifier: columns[index])
+            return nonNull[index] ? "\(name) = excluded.\(name)" : "\(name) = NULL"
+        }
         let conflictTarget = primaryKey.map(SQL.quote(identifier:)).joined(separator: ", ")
         var sql: String
         if inserted.isEmpty {
@@ -142,6 +143,6 @@ final class RecordTypeState {
 extension String {
     /// Whether two identifiers are equal as SQLite compares them (ASCII case-insensitively).
     func equalsIdentifier(_ other: String) -> Bool {
-        self == other || self.lowercased() == other.lowercased()
+        FoldedIdentifier.same(self, other)
     }
 }

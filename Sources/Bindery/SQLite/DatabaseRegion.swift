@@ -5,7 +5,7 @@
 /// one entry, which can only make an observation run more often, never less. `sqlite_schema` is
 /// recorded under its older name `sqlite_master`, the name SQLite reports it by.
 struct DatabaseRegion: Sendable, Hashable {
-    /// The lowercased table names.
+    /// The table names, ASCII letters lowercased.
     private(set) var tables: Set<String> = []
 
     /// An empty region.
@@ -47,9 +47,8 @@ struct DatabaseRegion: Sendable, Hashable {
     }
 
     private static func normalized(_ name: String) -> String {
-        // SQLite compares names without regard to ASCII case; lowercasing other letters as well can
-        // only merge names, which makes an observation run more often, never less.
-        let lowered = name.lowercased()
+        // SQLite compares names without regard to ASCII case, and only ASCII case.
+        let lowered = String(decoding: FoldedIdentifier(name).bytes, as: UTF8.self)
         switch lowered {
         case "sqlite_schema": return "sqlite_master"
         case "sqlite_temp_schema": return "sqlite_temp_master"

@@ -2,7 +2,7 @@ import Foundation
 
 /// One result row, copied out of SQLite: its values and its column names.
 ///
-/// Read columns by 0-based index or by name (case-insensitive, as in SQLite), as any
+/// Read columns by 0-based index or by name (ignoring ASCII case, as SQLite does), as any
 /// ``SQLiteValueConvertible`` type — `Int`, `Int64`, `Double`, `Bool`, `String`, `Data`, their
 /// optionals, or ``SQLiteValue`` itself:
 ///
@@ -34,7 +34,7 @@ public struct Row: Sendable, Hashable {
     /// The number of columns.
     public var count: Int { values.count }
 
-    /// The 0-based index of the first column called `name` (case-insensitive), or nil. Several
+    /// The 0-based index of the first column called `name` (ignoring ASCII case), or nil. Several
     /// columns may share a name: reading such a name through the subscript throws.
     public func index(ofColumn name: String) -> Int? {
         columns.index(of: name)
@@ -53,7 +53,7 @@ public struct Row: Sendable, Hashable {
         }
     }
 
-    /// The value of the column called `name` (case-insensitive), converted to `T`.
+    /// The value of the column called `name` (ignoring ASCII case), converted to `T`.
     ///
     /// A name that several columns share (`id` in `SELECT loans.*, books.*`) is never guessed: it
     /// throws `DecodingError.dataCorrupted` naming the column and its positions. Alias the columns,

@@ -1,5 +1,5 @@
-/// The column names of a result, shared by all its rows, with a case-insensitive look-up (as SQLite
-/// compares names) that knows which names appear more than once.
+/// The column names of a result, shared by all its rows, with a look-up that ignores ASCII case as
+/// SQLite does (see ``FoldedIdentifier``) and knows which names appear more than once.
 ///
 /// Built once per statement, never per row. A name that several columns share (`id` in
 /// `SELECT loans.*, books.*`) is ``Match/ambiguous(_:)``: readers refuse it rather than pick one.
@@ -17,17 +17,17 @@ final class RowColumns: Sendable, Hashable {
     }
 
     let names: [String]
-    /// The first column of each lowercased name.
-    private let first: [String: Int]
-    /// Every column of each lowercased name that several columns share.
-    private let repeated: [String: [Int]]
+    /// The first column of each folded name.
+    private let first: [FoldedIdentifier: Int]
+    /// Every column of each folded name that several columns share.
+    private let repeated: [FoldedIdentifier: [Int]]
 
     init(names: [String]) {
         self.names = names
-        var first: [String: Int] = [:]
-        var repeated: [String: [Int]] = [:]
+        var first: [FoldedIdentifier: Int] = [:]
+        var repeated: [FoldedIdentifier: [Int]] = [:]
         for (index, name) in names.enumerated() {
-            let folded = name.lowercased()
+            let folded = FoldedIdentifier(name)
             if let earlier = first[folded] {
                 repeated[folded, default: [earlier]].append(index)
             } else {
@@ -38,17 +38,17 @@ final class RowColumns: Sendable, Hashable {
         self.repeated = repeated
     }
 
-    /// The column or columns called `name`, case-insensitively.
+    /// The column or columns called `name`, ignoring ASCII case.
     func match(_ name: String) -> Match {
-        let folded = name.lowercased()
+        let folded = FoldedIdentifier(name)
         guard let index = first[folded] else { return .missing }
         if let all = repeated[folded] { return .ambiguous(all) }
         return .column(index)
     }
 
-    /// The first column called `name`, case-insensitively, or nil.
+    /// The first column called `name`, ignoring ASCII case, or nil.
     func index(of name: String) -> Int? {
-        first[name.lowercased()]
+        first[FoldedIdentifier(name)]
     }
 
     /// `column "id" appears 2 times in the row (positions 0 and 3); alias the columns or select only one`.
