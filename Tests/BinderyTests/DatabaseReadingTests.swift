@@ -5,7 +5,7 @@ import Testing
 
 /// `Database.rows` and `Database.fetchCursor`: the read helpers of `Connection` on the actor, the
 /// cursor as an asynchronous sequence that holds one reader while it is iterated.
-@Suite struct DatabaseReadingTests {
+@Suite(.timeLimit(.minutes(1))) struct DatabaseReadingTests {
     struct Item: Record, Equatable {
         static let tableName = "items"
         var id: Int64?
@@ -47,6 +47,14 @@ import Testing
     /// Runs `readerCount` reads that each wait until all of them are running at once: they finish
     /// only when every reader of the pool is free.
     static func expectEveryReaderFree(_ db: Database, readerCount: Int) async throws {
+        // A reader comes back just after its statement is reset on its queue: wait for it a little,
+        // and fail (rather than wait forever for a reader that never comes back) after that.
+        let pool = try #require(db.readers)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while pool.idleCount < readerCount, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        try #require(pool.idleCount == readerCount, "a reader was not given back")
         let running = DecodeCounter()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<readerCount {
@@ -132,11 +140,12 @@ import Testing
     @Test(arguments: [1, 4]) func anEarlyBreakReleasesTheReader(readerCount: Int) async throws {
         try await ReliabilityTestSupport.withDirectory { directory in
             let db = try await Self.makeDatabase(directory, readerCount: readerCount, rows: 500)
-            for _ in 0..<(readerCount * 3) {
+            for _ in 0..<3 {
                 for try await item in db.fetchCursor(Item.self, sql: "SELECT * FROM items ORDER BY n") {
                     #expect(item.n == 1)
                     break
                 }
+                try await Self.expectEveryReaderFree(db, readerCount: readerCount)
             }
             // A cursor never iterated holds nothing.
             _ = db.fetchCursor(Item.self, sql: "SELECT * FROM items").makeAsyncIterator()

@@ -36,7 +36,7 @@ public actor Database {
 
     private let executor: DatabaseExecutor
     /// The reader connections, in WAL mode with readers; nil otherwise.
-    let readers: ReaderPool?
+    nonisolated let readers: ReaderPool?
     /// The live observations, told after each job on the writer which tables its commits changed.
     nonisolated let observationRegistry = ObservationRegistry()
     /// The writer connection; nil once the database is closed.

@@ -45,6 +45,11 @@ final class ReaderPool: @unchecked Sendable {
         }
     }
 
+    /// How many readers are idle now (for tests).
+    var idleCount: Int {
+        lock.withLock { idle.count }
+    }
+
     // MARK: Lending
 
     /// An idle reader, lent until ``release(_:)``; waits, as a read does, while every reader is busy.
