@@ -29,7 +29,8 @@ extension Database {
         /// A database file copied to the database's path when no file exists there yet, to start
         /// from a prepared schema and data. Default `nil`. Only the file itself is copied: a
         /// template in WAL mode must be checkpointed (closed by every writer), or its latest
-        /// transactions, still in its `-wal` file, are not part of the copy.
+        /// transactions, still in its `-wal` file, are not part of the copy. A template missing at
+        /// this path throws ``SQLiteError`` with code ``SQLiteError/Code/cannotOpen`` naming it.
         public var templatePath: String?
         /// Whether SQLite's legacy rule that reads a double-quoted name matching no column as a string
         /// literal is on, on every connection. Default `false`: a misspelt `"\(identifier: name)"`
