@@ -21,4 +21,10 @@ static inline int bindery_disable_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+// sqlite3_db_config is variadic too. This form sets an on/off option (such as
+// SQLITE_DBCONFIG_DQS_DML) to `value` and stores the setting now in force in `*result`.
+static inline int bindery_db_config_flag(sqlite3 *db, int option, int value, int *result) {
+    return sqlite3_db_config(db, option, value, result);
+}
+
 #endif

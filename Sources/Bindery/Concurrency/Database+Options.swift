@@ -17,7 +17,9 @@ extension Database {
         /// Whether foreign key constraints are enforced (`PRAGMA foreign_keys`). Default `true`.
         public var foreignKeys: Bool
         /// Open the file read-only: every write throws ``SQLiteError/Code/readOnly``, and the journal
-        /// mode is left as the file has it. Default `false`.
+        /// mode is left as the file has it. Default `false`. A WAL database in a folder the process
+        /// cannot write to opens read-only when no `-wal` file is left beside it (see
+        /// <doc:Reliability#A-database-in-a-read-only-folder>).
         public var readOnly: Bool
         /// The journal mode set when the file opens. Default ``JournalMode/wal``, the only mode in
         /// which reads run on reader connections beside the writer. In-memory databases ignore it.
@@ -27,14 +29,21 @@ extension Database {
         /// A database file copied to the database's path when no file exists there yet, to start
         /// from a prepared schema and data. Default `nil`. Only the file itself is copied: a
         /// template in WAL mode must be checkpointed (closed by every writer), or its latest
-        /// transactions, still in its `-wal` file, are not part of the copy.
+        /// transactions, still in its `-wal` file, are not part of the copy. A template missing at
+        /// this path throws ``SQLiteError`` with code ``SQLiteError/Code/cannotOpen`` naming it.
         public var templatePath: String?
+        /// Whether SQLite's legacy rule that reads a double-quoted name matching no column as a string
+        /// literal is on, on every connection. Default `false`: a misspelt `"\(identifier: name)"`
+        /// throws "no such column". See ``Connection/Options/acceptsDoubleQuotedStringLiterals``.
+        public var acceptsDoubleQuotedStringLiterals: Bool
 
         /// Creates options; every parameter has the default described on its property.
         public init(
             readerCount: Int = 4, busyTimeout: Double = 5, foreignKeys: Bool = true, readOnly: Bool = false,
-            journalMode: JournalMode = .wal, coding: CodingOptions = CodingOptions(), templatePath: String? = nil
+            journalMode: JournalMode = .wal, coding: CodingOptions = CodingOptions(), templatePath: String? = nil,
+            acceptsDoubleQuotedStringLiterals: Bool = false
         ) {
+            self.acceptsDoubleQuotedStringLiterals = acceptsDoubleQuotedStringLiterals
             self.readerCount = readerCount
             self.busyTimeout = busyTimeout
             self.foreignKeys = foreignKeys
@@ -46,7 +55,9 @@ extension Database {
 
         /// The options of the connections the database opens.
         func connectionOptions(readOnly: Bool) -> Connection.Options {
-            Connection.Options(readOnly: readOnly, busyTimeout: busyTimeout, foreignKeys: foreignKeys)
+            Connection.Options(
+                readOnly: readOnly, busyTimeout: busyTimeout, foreignKeys: foreignKeys,
+                acceptsDoubleQuotedStringLiterals: acceptsDoubleQuotedStringLiterals)
         }
     }
 

@@ -10,10 +10,19 @@ extension Database {
     /// `path`, is checked to be a SQLite database and flushed to disk, and is then renamed into place.
     ///
     /// A template that is not a SQLite database throws ``SQLiteError`` with code
-    /// ``SQLiteError/Code/notADatabase`` and leaves nothing behind. When another process created the
+    /// ``SQLiteError/Code/notADatabase`` and leaves nothing behind; a missing template throws code
+    /// ``SQLiteError/Code/cannotOpen``, naming the template and its path. When another process created the
     /// file at `path` in the meantime, that file is kept and the copy discarded.
     static func installTemplate(_ template: String, at path: String) throws {
         let files = FileManager.default
+        var isFolder: ObjCBool = false
+        guard files.fileExists(atPath: template, isDirectory: &isFolder), !isFolder.boolValue else {
+            throw SQLiteError(
+                code: .cannotOpen,
+                message: "the template database \(template) (Database.Options.templatePath) "
+                    + (isFolder.boolValue ? "is a folder, not a file" : "does not exist")
+                    + "; nothing was created at \(path)")
+        }
         let destination = URL(fileURLWithPath: path)
         let temporary = destination.deletingLastPathComponent()
             .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).template").path

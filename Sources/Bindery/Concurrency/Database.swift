@@ -35,7 +35,8 @@ public actor Database {
     nonisolated var hasReaders: Bool { readers != nil }
 
     private let executor: DatabaseExecutor
-    private let readers: ReaderPool?
+    /// The reader connections, in WAL mode with readers; nil otherwise.
+    nonisolated let readers: ReaderPool?
     /// The live observations, told after each job on the writer which tables its commits changed.
     nonisolated let observationRegistry = ObservationRegistry()
     /// The writer connection; nil once the database is closed.

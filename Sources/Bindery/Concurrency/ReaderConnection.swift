@@ -17,17 +17,30 @@ final class ReaderConnection: @unchecked Sendable {
     /// Runs `body` on the reader's queue inside one `BEGIN DEFERRED` transaction, so that every
     /// statement of `body` reads the same snapshot; suspends the calling task, without blocking its
     /// thread, until `body` is done.
-    func perform<T: Sendable>(gate: InterruptGate, _ body: @Sendable (Connection) throws -> T) async throws -> T {
+    ///
+    /// With `transaction` nil, `body` runs outside any transaction (a cursor's statement, which reads
+    /// one snapshot by itself from its first step to its last).
+    func perform<T: Sendable>(
+        gate: InterruptGate, transaction: Connection.TransactionKind? = .deferred,
+        _ body: @Sendable (Connection) throws -> T
+    ) async throws -> T {
         // `body` is not escaping, and it does not escape: the job lets go of it before the
         // continuation resumes, so it is released before this function returns.
         try await withoutActuallyEscaping(body) { body in
-            let job = ReaderJob(body)
+            let job = ReaderJob(body, transaction: transaction)
             return try await withCheckedThrowingContinuation { continuation in
                 queue.async {
                     let result = job.run(on: self.connection, gate: gate)
                     continuation.resume(with: result)
                 }
             }
+        }
+    }
+
+    /// Runs `work` on the reader's queue, after any job already queued there, without waiting for it.
+    func enqueue(_ work: @escaping @Sendable (Connection) -> Void) {
+        queue.async {
+            work(self.connection)
         }
     }
 
@@ -47,17 +60,19 @@ private final class ReaderJob<T: Sendable>: @unchecked Sendable {
     // @unchecked Sendable is safe: `body` is written once by `init` and then taken once by `run` on
     // the reader's queue; `DispatchQueue.async` orders the write before the read.
     private var body: (@Sendable (Connection) throws -> T)?
+    private let transaction: Connection.TransactionKind?
 
-    init(_ body: @escaping @Sendable (Connection) throws -> T) {
+    init(_ body: @escaping @Sendable (Connection) throws -> T, transaction: Connection.TransactionKind?) {
         self.body = body
+        self.transaction = transaction
     }
 
-    /// Runs the closure once in a read transaction on `connection` and drops it.
+    /// Runs the closure once on `connection` (in a transaction of the job's kind, if any) and drops it.
     func run(on connection: Connection, gate: InterruptGate) -> Result<T, any Error> {
         guard let body else {
             return .failure(CancellationError())
         }
         self.body = nil
-        return Result { try gate.perform(on: connection, transaction: .deferred, body) }
+        return Result { try gate.perform(on: connection, transaction: transaction, body) }
     }
 }

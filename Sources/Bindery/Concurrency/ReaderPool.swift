@@ -45,9 +45,16 @@ final class ReaderPool: @unchecked Sendable {
         }
     }
 
+    /// How many readers are idle now (for tests).
+    var idleCount: Int {
+        lock.withLock { idle.count }
+    }
+
     // MARK: Lending
 
-    private func acquire() async throws -> ReaderConnection {
+    /// An idle reader, lent until ``release(_:)``; waits, as a read does, while every reader is busy.
+    /// A cursor holds one this way for as long as it is read.
+    func acquire() async throws -> ReaderConnection {
         switch takeIdle() {
         case .reader(let reader):
             return reader
@@ -91,7 +98,7 @@ final class ReaderPool: @unchecked Sendable {
     }
 
     /// Hands `reader` to the read that has waited longest, or puts it back with the idle ones.
-    private func release(_ reader: ReaderConnection) {
+    func release(_ reader: ReaderConnection) {
         enum Next {
             case waiter(CheckedContinuation<ReaderConnection, any Error>)
             case closeWaiters([CheckedContinuation<Void, Never>])

@@ -29,15 +29,24 @@ public final class Connection {
         public var foreignKeys: Bool
         /// How many prepared statements the connection keeps. Default 128.
         public var statementCacheCapacity: Int
+        /// Whether SQLite's legacy rule that reads a double-quoted name matching no column as a string
+        /// literal is on (`SQLITE_DBCONFIG_DQS_DML` and `_DDL`). Default `false`: a misspelt
+        /// `"\(identifier: name)"` throws "no such column" instead of matching its own spelling. Turn
+        /// it on only for a database whose schema (a view, a trigger) was written relying on the rule;
+        /// see <doc:Reliability#Double-quoted-names-are-identifiers>.
+        public var acceptsDoubleQuotedStringLiterals: Bool
 
         /// Creates options; every parameter has the default described on its property.
         public init(
-            readOnly: Bool = false, busyTimeout: Double = 5, foreignKeys: Bool = true, statementCacheCapacity: Int = 128
+            readOnly: Bool = false, busyTimeout: Double = 5, foreignKeys: Bool = true,
+            statementCacheCapacity: Int = 128,
+            acceptsDoubleQuotedStringLiterals: Bool = false
         ) {
             self.readOnly = readOnly
             self.busyTimeout = busyTimeout
             self.foreignKeys = foreignKeys
             self.statementCacheCapacity = statementCacheCapacity
+            self.acceptsDoubleQuotedStringLiterals = acceptsDoubleQuotedStringLiterals
         }
     }
 
@@ -92,24 +101,12 @@ public final class Connection {
 
     init(path: String, flags: Int32, options: Options) throws {
         _ = Connection.configured
-        var db: OpaquePointer?
-        let code = sqlite3_open_v2(path, &db, flags, nil)
-        guard code == SQLITE_OK, let db else {
-            let error = SQLiteError(database: db, resultCode: code, sql: nil)
-            sqlite3_close_v2(db)
-            throw SQLiteError(
-                code: error.code, extendedCode: error.extendedCode, message: "\(error.message) (opening \(path))",
-                sql: nil)
-        }
-        sqlite3_extended_result_codes(db, 1)
+        let db = try Connection.openHandle(path: path, flags: flags, options: options)
         self.handle = db
         self.path = path
         self.options = options
         self.statementCache = StatementCache(database: db, capacity: options.statementCacheCapacity)
         do {
-            sqlite3_busy_timeout(db, Connection.milliseconds(options.busyTimeout))
-            // Reading the schema reads the header: a file that is not a database fails now.
-            try execute(script: "SELECT count(*) FROM sqlite_schema")
             try execute(script: "PRAGMA foreign_keys = \(options.foreignKeys ? "ON" : "OFF")")
         } catch {
             close()
@@ -229,7 +226,7 @@ public final class Connection {
     }
 
     private func withCachedStatement<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
-        let statement = try statementCache.statement(for: sql)
+        let statement = try prepared(sql)
         defer { statementCache.release(statement) }
         return try body(statement)
     }
@@ -237,7 +234,17 @@ public final class Connection {
     /// A statement for `sql` that the caller gives back with ``release(_:)`` (for cursors).
     func checkOutStatement(_ sql: String) throws -> Statement {
         try checkUsable(sql: sql)
-        return try statementCache.statement(for: sql)
+        return try prepared(sql)
+    }
+
+    /// The cached statement for `sql`; a failure to prepare it that comes from a double-quoted
+    /// string in the schema says so (``explainingDoubleQuotedStrings(_:sql:)``).
+    private func prepared(_ sql: String) throws -> Statement {
+        do {
+            return try statementCache.statement(for: sql)
+        } catch let error as SQLiteError {
+            throw explainingDoubleQuotedStrings(error, sql: sql)
+        }
     }
 
     /// Gives back a statement from ``checkOutStatement(_:)``.

@@ -1,0 +1,104 @@
+import CSQLite
+import Foundation
+
+/// Opening a database file, and saying what to do when a folder's permissions stand in the way.
+extension Connection {
+    /// `SQLITE_READONLY_DIRECTORY`: SQLite could not create a file (a `-wal`, `-shm` or journal) beside
+    /// the database because the folder is not writable.
+    static let readOnlyDirectory = SQLITE_READONLY | (6 << 8)
+
+    /// Opens `path` with `flags`, sets the connection-wide settings of `options` and reads the schema
+    /// once, so that a file that is not a database fails here rather than at the first query.
+    ///
+    /// A WAL database in a folder the process cannot write to cannot be read normally: SQLite must
+    /// create its `-wal` and `-shm` files there. Read-only, with no `-wal` file left (so that every
+    /// committed transaction is in the database file itself), it is opened as immutable instead;
+    /// otherwise the error says that the folder must be writable.
+    static func openHandle(path: String, flags: Int32, options: Options) throws -> OpaquePointer {
+        do {
+            return try openAndReadSchema(name: path, flags: flags, options: options, path: path)
+        } catch let error as SQLiteError {
+            let files = FileManager.default
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            if error.extendedCode == readOnlyDirectory, options.readOnly, !files.fileExists(atPath: path + "-wal") {
+                return try openAndReadSchema(
+                    name: immutableURI(path), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                    options: options, path: path)
+            }
+            if error.extendedCode == readOnlyDirectory {
+                throw error.explained(
+                    "the database at \(path) is in WAL mode, and SQLite must create \(path)-wal and \(path)-shm "
+                        + "beside it to read it: the folder \(folder) must be writable"
+                        + (options.readOnly
+                            ? ""
+                            : " (or open the database with readOnly: true, which reads it as it is when no -wal file "
+                                + "is left there)"))
+            }
+            if error.code == .cannotOpen, options.readOnly, files.fileExists(atPath: path + "-wal"),
+                !files.fileExists(atPath: path + "-shm")
+            {
+                throw error.explained(
+                    "SQLite cannot read the WAL database at \(path) without its -shm file, which it cannot create: "
+                        + "the folder \(folder) must be writable (or hold \(path)-shm), so that the transactions "
+                        + "still in \(path)-wal can be read")
+            }
+            if error.code == .cannotOpen, flags & SQLITE_OPEN_CREATE != 0, !files.fileExists(atPath: path) {
+                throw error.explained(
+                    "no database exists at \(path) and none can be created there: the folder \(folder) must exist "
+                        + "and be writable")
+            }
+            throw error.explained("opening \(path)")
+        }
+    }
+
+    /// Opens `name` (the path, or a URI for it) and reads its schema; closes it again on failure.
+    private static func openAndReadSchema(name: String, flags: Int32, options: Options, path: String) throws
+        -> OpaquePointer
+    {
+        var db: OpaquePointer?
+        let code = sqlite3_open_v2(name, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let error = SQLiteError(database: db, resultCode: code, sql: nil)
+            sqlite3_close_v2(db)
+            throw error
+        }
+        do {
+            sqlite3_extended_result_codes(db, 1)
+            sqlite3_busy_timeout(db, milliseconds(options.busyTimeout))
+            try configureDoubleQuotedStrings(db, accept: options.acceptsDoubleQuotedStringLiterals)
+            // Reading the schema reads the header: a file that is not a database fails now.
+            let script = "SELECT count(*) FROM sqlite_schema"
+            let code = sqlite3_exec(db, script, nil, nil, nil)
+            guard code == SQLITE_OK else {
+                throw SQLiteError(database: db, resultCode: code, sql: script)
+            }
+            return db
+        } catch {
+            sqlite3_close_v2(db)
+            throw error
+        }
+    }
+
+    /// A URI that opens the file at `path` as immutable: read as it is, without locks, `-wal` or `-shm`.
+    static func immutableURI(_ path: String) -> String {
+        var escaped = ""
+        for character in path.unicodeScalars {
+            switch character {
+            case "%": escaped += "%25"
+            case "?": escaped += "%3F"
+            case "#": escaped += "%23"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return "file:\(escaped)?immutable=1"
+    }
+}
+
+extension SQLiteError {
+    /// The same error with `explanation` after SQLite's message.
+    func explained(_ explanation: String) -> SQLiteError {
+        SQLiteError(
+            code: code, extendedCode: extendedCode, message: "\(message) (\(explanation))", sql: sql,
+            arguments: arguments)
+    }
+}
