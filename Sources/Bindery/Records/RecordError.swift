@@ -1,3 +1,5 @@
+import Foundation
+
 /// Errors of the record operations that are not SQLite's own.
 public enum RecordError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No row of `table` has the primary key `key` (an update or a delete of a missing row).
@@ -53,4 +55,9 @@ public enum RecordError: Error, Sendable, Hashable, CustomStringConvertible {
     private static func quoted(_ columns: [String]) -> String {
         columns.map { "\"\($0)\"" }.joined(separator: ", ")
     }
+}
+
+extension RecordError: LocalizedError {
+    /// The `description`, for `localizedDescription`.
+    public var errorDescription: String? { description }
 }
