@@ -109,6 +109,28 @@ import Testing
         #expect(try conn.find(Stamp.self, id: id) == saved)
     }
 
+    /// A Julian day near 2.46e6 is a double whose neighbours are 2^-31 days (40 µs) apart: a date
+    /// comes back within half that, about 20 µs, and seldom exactly. StorageFormats.md states this bound.
+    @Test func julianDayKeepsAbout20Microseconds() throws {
+        let conn = try Self.connection(CodingOptions(dateStrategy: .julianDay))
+        // 2000 dates from 1980 to 2070, with fractions of a second down to the microsecond.
+        let dates = (0..<2000).map { Date(timeIntervalSince1970: 315_532_800 + Double($0) * 1_419_857.123_457) }
+        try conn.insert(contentsOf: dates.map { Stamp(id: nil, at: $0, maybe: $0) })
+        let read = try conn.fetchAll(Stamp.self, orderBy: "id")
+        #expect(read.count == dates.count)
+        var largest = 0.0
+        var exact = 0
+        for (stamp, date) in zip(read, dates) {
+            let error = abs(stamp.at.timeIntervalSince(date))
+            #expect(stamp.maybe == stamp.at)
+            largest = max(largest, error)
+            exact += error == 0 ? 1 : 0
+        }
+        #expect(largest < 21e-6, "a Julian day lost \(largest * 1e6) µs")
+        #expect(largest > 15e-6, "the bound stated is about 20 µs; the largest error was \(largest * 1e6) µs")
+        #expect(exact < dates.count / 10)
+    }
+
     @Test func customDateStrategy() throws {
         let options = CodingOptions(
             dateStrategy: .custom(

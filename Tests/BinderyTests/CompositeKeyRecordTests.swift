@@ -75,13 +75,18 @@ import Testing
 
     @Test func findWithAWrongKeyThrows() throws {
         let conn = try makeConnection()
-        #expect(throws: RecordError.self) {
+        #expect(throws: RecordError.compositeKey(table: "enrollments", key: ["studentID", "courseID"])) {
             try conn.find(Enrollment.self, id: 1)
         }
-        #expect(throws: RecordError.unknownColumns(table: "enrollments", columns: ["missing courseID"])) {
+        #expect(
+            throws: RecordError.incompleteKey(
+                table: "enrollments", key: ["studentID", "courseID"], missing: ["courseID"])
+        ) {
             try conn.find(Enrollment.self, key: ["studentID": 1])
         }
-        #expect(throws: RecordError.unknownColumns(table: "enrollments", columns: ["room", "missing courseID"])) {
+        #expect(
+            throws: RecordError.notKeyColumns(table: "enrollments", key: ["studentID", "courseID"], columns: ["room"])
+        ) {
             try conn.find(Enrollment.self, key: ["studentID": 1, "room": 2])
         }
     }

@@ -119,6 +119,65 @@ import Testing
         Self.mismatch(error, record: "Country", column: "id", expected: "Code (TEXT)", given: "Int")
     }
 
+    enum Level: Int, Codable, Sendable {
+        case low = 1, high
+    }
+
+    struct Rank: Record, Equatable {
+        var id: Level
+        var name: String
+    }
+
+    struct Flag: Record, Equatable {
+        var id: Bool
+        var name: String
+    }
+
+    struct Label: Record, Equatable {
+        var id: String
+        var name: String
+    }
+
+    @Test func boolMatchesOnlyABoolKey() throws {
+        let conn = try Self.setUp()
+        try conn.createTable(for: Flag.self)
+        let book = try conn.insert(Book(id: nil, title: "Dune"))
+        #expect(try conn.find(Book.self, id: 1) == book)
+        let error = try #require(throws: RecordError.self) { try conn.find(Book.self, id: true) }
+        Self.mismatch(error, record: "Book", column: "id", expected: "Int64 (INTEGER)", given: "Bool")
+        let deleting = try #require(throws: RecordError.self) { try conn.delete(Book.self, id: Bool?(true)) }
+        Self.mismatch(deleting, record: "Book", column: "id", expected: "Int64 (INTEGER)", given: "Bool")
+        let flag = Flag(id: true, name: "on")
+        try conn.insert(flag)
+        #expect(try conn.find(Flag.self, id: true) == flag)
+        #expect(try conn.find(Flag.self, id: false) == nil)
+        #expect(try conn.count(Book.self) == 1)
+    }
+
+    @Test func rawValueEnumMatchesOnlyItsOwnKey() throws {
+        let conn = try Self.setUp()
+        try conn.createTable(for: Rank.self)
+        try conn.createTable(for: Label.self)
+        let book = try conn.insert(Book(id: nil, title: "Dune"))
+        #expect(try conn.find(Book.self, id: 1) == book)
+        let error = try #require(throws: RecordError.self) { try conn.find(Book.self, id: Level.low) }
+        Self.mismatch(error, record: "Book", column: "id", expected: "Int64 (INTEGER)", given: "Level")
+        let label = Label(id: "alpha", name: "A")
+        try conn.insert(label)
+        #expect(try conn.find(Label.self, id: "alpha") == label)
+        let text = try #require(throws: RecordError.self) { try conn.find(Label.self, id: Code.alpha) }
+        Self.mismatch(text, record: "Label", column: "id", expected: "String (TEXT)", given: "Code")
+        let rank = Rank(id: .high, name: "H")
+        try conn.insert(rank)
+        #expect(try conn.find(Rank.self, id: Level.high) == rank)
+        #expect(try conn.find(Rank.self, id: 2) == rank)
+        #expect(try conn.find(Rank.self, id: Int64(2)) == rank)
+        let other = try #require(throws: RecordError.self) { try conn.find(Rank.self, id: Code.beta) }
+        Self.mismatch(other, record: "Rank", column: "id", expected: "Level (INTEGER)", given: "Code")
+        let flag = try #require(throws: RecordError.self) { try conn.find(Rank.self, id: true) }
+        Self.mismatch(flag, record: "Rank", column: "id", expected: "Level (INTEGER)", given: "Bool")
+    }
+
     @Test func realKeyTakesIntegers() throws {
         let conn = try Self.setUp()
         let reading = Reading(id: 2, note: "two")
@@ -165,23 +224,37 @@ import Testing
 
     @Test func compositeKeyWithAMissingOrAnExtraComponent() throws {
         let conn = try Self.setUp()
+        let key = ["studentID", "courseID"]
         let missing = try #require(throws: RecordError.self) {
             try conn.find(Enrollment.self, key: ["studentID": 1])
         }
-        #expect(missing == .unknownColumns(table: "enrollment", columns: ["missing courseID"]))
+        #expect(missing == .incompleteKey(table: "enrollment", key: key, missing: ["courseID"]))
+        #expect(missing.description == #"the key of "enrollment" is (studentID, courseID); "courseID" is missing"#)
+        let none = try #require(throws: RecordError.self) { try conn.delete(Enrollment.self, key: [:]) }
+        #expect(none == .incompleteKey(table: "enrollment", key: key, missing: key))
+        #expect(
+            none.description
+                == #"the key of "enrollment" is (studentID, courseID); "studentID", "courseID" are missing"#)
         let extra = try #require(throws: RecordError.self) {
             try conn.delete(Enrollment.self, key: ["studentID": 1, "courseID": "7", "grade": 5])
         }
-        #expect(extra == .unknownColumns(table: "enrollment", columns: ["grade"]))
+        #expect(extra == .notKeyColumns(table: "enrollment", key: key, columns: ["grade"]))
+        #expect(extra.description == #"the key of "enrollment" is (studentID, courseID); "grade" is not a key column"#)
         let renamed = try #require(throws: RecordError.self) {
             try conn.find(Enrollment.self, key: ["studentID": 1, "course": "7"])
         }
-        #expect(renamed == .unknownColumns(table: "enrollment", columns: ["course", "missing courseID"]))
-        let single = try #require(throws: RecordError.self) { try conn.find(Enrollment.self, id: 1) }
-        guard case .unknownColumns = single else {
-            Issue.record("expected unknownColumns, got \(single)")
-            return
+        #expect(renamed == .notKeyColumns(table: "enrollment", key: key, columns: ["course"]))
+        let twice = try #require(throws: RecordError.self) {
+            try conn.find(Enrollment.self, key: ["studentID": 1, "STUDENTID": 1, "courseID": "7"])
         }
+        #expect(twice == .notKeyColumns(table: "enrollment", key: key, columns: ["STUDENTID"]))
+        let single = try #require(throws: RecordError.self) { try conn.find(Enrollment.self, id: 1) }
+        #expect(single == .compositeKey(table: "enrollment", key: key))
+        #expect(
+            single.description
+                == #""enrollment" has a 2-column key (studentID, courseID): use find(_:key:) or delete(_:key:)"#)
+        let deleting = try #require(throws: RecordError.self) { try conn.delete(Enrollment.self, id: 1) }
+        #expect(deleting == .compositeKey(table: "enrollment", key: key))
     }
 
     @Test func databaseKeyOperations() async throws {

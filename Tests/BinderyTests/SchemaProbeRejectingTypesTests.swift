@@ -283,10 +283,108 @@ import Testing
         #expect(reason.contains(#"column "vintage""#))
         #expect(reason.contains("property vintage"))
         #expect(reason.contains("Vintage rejected every placeholder value"))
-        #expect(reason.contains("CaseIterable"))
-        #expect(reason.contains("SchemaPlaceholder"))
+        #expect(!reason.contains("CaseIterable"))
+        #expect(reason.contains("Conform Vintage to SchemaPlaceholder"))
         #expect(reason.contains("create the table with SQL"))
         #expect(try conn.fetchAll(String.self, sql: "SELECT name FROM sqlite_schema") == [])
+    }
+
+    struct Email: Codable, Sendable {
+        let address: String
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            address = try container.decode(String.self)
+            guard address.contains("@") else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "no @ in \(address)")
+            }
+        }
+    }
+
+    /// An enum with associated values and a `Codable` that accepts only a valid payload.
+    enum Contact: Codable, Sendable {
+        case phone(String)
+        case mail(Email)
+    }
+
+    /// A payload-free enum whose `Codable` accepts only its own spelling.
+    enum Marker: Codable, Sendable {
+        case on
+
+        init(from decoder: any Decoder) throws {
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard text == "ON" else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: text))
+            }
+            self = .on
+        }
+    }
+
+    enum CaseIterableMarker: Codable, Sendable, CaseIterable {
+        case on
+
+        init(from decoder: any Decoder) throws {
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard text == "ON" else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: text))
+            }
+            self = .on
+        }
+    }
+
+    static func unreadableReason<T: Record>(_ type: T.Type, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> String
+    {
+        let conn = try Connection.inMemory()
+        let error = try #require(throws: SchemaError.self, sourceLocation: sourceLocation) {
+            try conn.createTable(for: T.self)
+        }
+        guard case .unreadableType(_, let reason) = error else {
+            Issue.record("expected unreadableType, got \(error)", sourceLocation: sourceLocation)
+            return ""
+        }
+        return reason
+    }
+
+    @Test func aStructIsToldToDeclareASchemaPlaceholder() throws {
+        struct Subscriber: Record {
+            var id: Int64?
+            var email: Email
+        }
+        let reason = try Self.unreadableReason(Subscriber.self)
+        #expect(reason.contains("Email rejected every placeholder value"))
+        #expect(reason.contains(#"from empty and zero values to "x", 1, 1.0 and true"#))
+        #expect(reason.contains("Conform Email to SchemaPlaceholder, giving a value its init(from:) accepts"))
+        #expect(!reason.contains("CaseIterable"))
+    }
+
+    @Test func anEnumWithAssociatedValuesIsToldToDeclareASchemaPlaceholder() throws {
+        struct Person: Record {
+            var id: Int64?
+            var contact: Contact
+        }
+        let reason = try Self.unreadableReason(Person.self)
+        #expect(reason.contains("Contact rejected every placeholder value"))
+        #expect(reason.contains("Conform Contact to SchemaPlaceholder"))
+        #expect(!reason.contains("CaseIterable"))
+    }
+
+    @Test func aPayloadFreeEnumIsToldToBeCaseIterable() throws {
+        struct Switch: Record {
+            var id: Int64?
+            var marker: Marker
+        }
+        let reason = try Self.unreadableReason(Switch.self)
+        #expect(reason.contains("Marker rejected every placeholder value"))
+        #expect(reason.contains("Make Marker CaseIterable or conform it to SchemaPlaceholder"))
+        // The advice works.
+        struct IterableSwitch: Record {
+            var id: Int64?
+            var marker: CaseIterableMarker
+        }
+        #expect(
+            try Connection.inMemory().createTableSQL(for: IterableSwitch.self)
+                == #"CREATE TABLE "iterableSwitch" ("id" INTEGER PRIMARY KEY, "marker" TEXT NOT NULL)"#)
     }
 
     @Test func unreadableNestedPropertyIsNamedByItsPath() throws {

@@ -2,8 +2,9 @@
 ///
 /// `createTable(for:)` reads a record's columns by decoding one placeholder value of it. A property
 /// whose type rejects every placeholder the probe tries (empty and zero values, then `"x"`, `1`,
-/// `true`) and is neither an enum nor `CaseIterable` stops the probe: the record's `init(from:)`
-/// needs a value to go on. Such a type can hand one over:
+/// `1.0`, `true`, …) and is neither `CaseIterable` nor an enum without associated values stops the
+/// probe: the record's `init(from:)` needs a value to go on. Such a type (a struct that validates, an
+/// enum with associated values) can hand one over:
 ///
 /// ```swift
 /// struct Year: Codable, Sendable, SchemaPlaceholder {

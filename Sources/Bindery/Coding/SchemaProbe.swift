@@ -207,8 +207,19 @@ final class SchemaProbe {
         return Failure(
             description:
                 "cannot read the column \"\(column)\" (property \(property)): \(T.self) rejected every placeholder "
-                + "value\(reason). Make \(T.self) CaseIterable (an enum) or conform it to SchemaPlaceholder, "
-                + "or create the table with SQL")
+                + "value, from empty and zero values to \"x\", 1, 1.0 and true\(reason). "
+                + "\(Self.remedy(for: T.self)), or create the table with SQL")
+    }
+
+    /// What a type that rejected every placeholder can declare. `CaseIterable` only helps an enum
+    /// without associated values, and such an enum gets here only when it takes no bytes (one case:
+    /// a larger one is answered with its all-zero value, see ``zeroValue(of:)``); any other enum
+    /// carries associated values, and a struct or a class can only declare a ``SchemaPlaceholder``.
+    static func remedy<T>(for type: T.Type) -> String {
+        if TypeKind(of: T.self) == .enum && MemoryLayout<T>.size == 0 {
+            return "Make \(T.self) CaseIterable or conform it to SchemaPlaceholder"
+        }
+        return "Conform \(T.self) to SchemaPlaceholder, giving a value its init(from:) accepts"
     }
 
     /// A value of `T` found without decoding it, for a type that rejected every placeholder: the

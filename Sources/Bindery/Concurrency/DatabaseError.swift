@@ -1,3 +1,5 @@
+import Foundation
+
 /// An error of a ``Database`` itself, as opposed to one reported by SQLite (``SQLiteError``).
 ///
 /// ```swift
@@ -19,4 +21,9 @@ public enum DatabaseError: Error, Sendable, Hashable, CustomStringConvertible {
             return "the database is closed: it cannot be used after Database.close()"
         }
     }
+}
+
+extension DatabaseError: LocalizedError {
+    /// The `description`, for `localizedDescription`.
+    public var errorDescription: String? { description }
 }

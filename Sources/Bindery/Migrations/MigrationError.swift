@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a ``Migrator`` did not migrate a database.
 ///
 /// ```swift
@@ -47,4 +49,9 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     private static func list(_ identifiers: [String]) -> String {
         identifiers.map { "\"\($0)\"" }.joined(separator: ", ")
     }
+}
+
+extension MigrationError: LocalizedError {
+    /// The `description`, for `localizedDescription`.
+    public var errorDescription: String? { description }
 }

@@ -270,29 +270,36 @@ extension Connection {
         }
     }
 
-    /// The bound value of a single-column key, checking that the type has one and that the value's
-    /// type can match the key column.
+    /// The bound value of a single-column key, checking that the type has one
+    /// (``RecordError/compositeKey(table:key:)``) and that the value's type can match the key column.
     func singleKey<T: Record>(_ type: T.Type, _ state: RecordTypeState, _ id: some Encodable & Sendable) throws
         -> [SQLiteValue]
     {
         guard state.primaryKey.count == 1 else {
-            throw RecordError.unknownColumns(
-                table: state.tableName, columns: ["id (the key has \(state.primaryKey.count) columns; use key:)"])
+            throw RecordError.compositeKey(table: state.tableName, key: state.primaryKey)
         }
         let column = state.keyColumns(of: T.self, options: recordContext.options)?[0]
         return [try keyValue(id, column: column, record: T.self)]
     }
 
     /// The bound values of a composite key, in primary-key order, checking that every key column is
-    /// named once and nothing else is, and that each value's type can match its column.
+    /// named once and nothing else is (``RecordError/notKeyColumns(table:key:columns:)``,
+    /// ``RecordError/incompleteKey(table:key:missing:)``), and that each value's type can match its column.
     func keyValues<T: Record>(_ type: T.Type, _ state: RecordTypeState, _ key: [String: any Encodable & Sendable])
         throws -> [SQLiteValue]
     {
         let unknown = key.keys.filter { name in !state.primaryKey.contains { $0.equalsIdentifier(name) } }
-        guard unknown.isEmpty, key.count == state.primaryKey.count else {
-            let missing = state.primaryKey.filter { column in !key.keys.contains { $0.equalsIdentifier(column) } }
-            throw RecordError.unknownColumns(
-                table: state.tableName, columns: unknown.sorted() + missing.map { "missing \($0)" })
+        guard unknown.isEmpty else {
+            throw RecordError.notKeyColumns(table: state.tableName, key: state.primaryKey, columns: unknown.sorted())
+        }
+        let missing = state.primaryKey.filter { column in !key.keys.contains { $0.equalsIdentifier(column) } }
+        guard missing.isEmpty else {
+            throw RecordError.incompleteKey(table: state.tableName, key: state.primaryKey, missing: missing)
+        }
+        guard key.count == state.primaryKey.count else {
+            // A column named twice, in two spellings: the ones not spelt as the key are refused.
+            let respelt = key.keys.filter { !state.primaryKey.contains($0) }
+            throw RecordError.notKeyColumns(table: state.tableName, key: state.primaryKey, columns: respelt.sorted())
         }
         let columns = state.keyColumns(of: T.self, options: recordContext.options)
         return try state.primaryKey.indices.map { index in

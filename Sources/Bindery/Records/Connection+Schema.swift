@@ -9,12 +9,15 @@ extension Connection {
     /// try conn.createTable(for: Student.self)
     /// ```
     ///
-    /// The columns are read by decoding a placeholder value. A property whose type rejects the
-    /// placeholders (empty and zero values, then `"x"`, `1`, `true`) is answered with the type's
+    /// The columns are read by decoding a placeholder value. The placeholders tried are the empty and
+    /// zero values (`""`, `0`, `0.0`, `false`, empty `Data`, the 1970 date), then `"x"`, `1`, `1.0`,
+    /// `true` (one byte, one day after 1970, …). A nested type that validates in `init(from:)` gets
+    /// its column when it accepts one of them; one that rejects them all is answered with its
     /// ``SchemaPlaceholder``, its first case when it is `CaseIterable`, or the first case of an enum
-    /// without associated values; its column type is the one its `init(from:)` read before throwing.
-    /// A type still unreadable throws ``SchemaError/unreadableType(_:reason:)`` naming the property:
-    /// declare a ``SchemaPlaceholder`` for it, or create that table with SQL.
+    /// without associated values, and its column type is the one its `init(from:)` read before
+    /// throwing. A struct or an enum with associated values that rejects every placeholder throws
+    /// ``SchemaError/unreadableType(_:reason:)`` naming the property unless it declares a
+    /// ``SchemaPlaceholder``; or create that table with SQL.
     public func createTable<T: Record>(for type: T.Type, ifNotExists: Bool = false) throws {
         try execute(script: try createTableSQL(for: T.self, ifNotExists: ifNotExists))
     }

@@ -6,11 +6,13 @@ import Foundation
 /// The rules: a value of the property's own Swift type always matches. `Date`, `UUID` and `Decimal`
 /// keys are stored in a form of their own (a date's text, a lowercase UUID, a decimal's digits),
 /// which a value of another type would have to spell exactly: only a value of that type matches
-/// them, and such a value matches no other key. Otherwise the value's storage must be the column's:
-/// an integer of any width for INTEGER (an `Int64` for an `Int` key, an `Int` for an `Int`-backed
-/// enum), an integer or a floating-point number for REAL, text for TEXT (a `String` for a
-/// `String`-backed enum), bytes for BLOB; a column of no declared type takes any value. A nil key
-/// matches no row, as SQL's `= NULL` says, and is not refused.
+/// them, and such a value matches no other key. A `Bool` matches only a `Bool` key, and a
+/// raw-value enum only a key of that same enum: stored as 0/1 or as their raw values, they would
+/// otherwise match an unrelated integer or text key by accident. Otherwise the value's storage must
+/// be the column's: an integer of any width for INTEGER (an `Int64` for an `Int` key, an `Int` for an
+/// `Int`-backed enum key), an integer or a floating-point number for REAL, text for TEXT (a `String`
+/// for a `String`-backed enum key), bytes for BLOB; a column of no declared type takes any value. A
+/// nil key matches no row, as SQL's `= NULL` says, and is not refused.
 struct RecordKeyColumn {
     /// The column name.
     let name: String
@@ -28,7 +30,7 @@ struct RecordKeyColumn {
         if ObjectIdentifier(given) == ObjectIdentifier(swiftType) {
             return true
         }
-        if Self.hasOwnForm(swiftType) || Self.hasOwnForm(given) {
+        if Self.hasOwnForm(swiftType) || Self.hasOwnForm(given) || given == Bool.self || Self.isRawValueEnum(given) {
             return false
         }
         switch (sqlType, value) {
@@ -46,6 +48,11 @@ struct RecordKeyColumn {
 
     private static func hasOwnForm(_ type: Any.Type) -> Bool {
         type == Date.self || type == UUID.self || type == Decimal.self
+    }
+
+    /// Whether `type` is an enum with raw values (`enum Level: Int`).
+    private static func isRawValueEnum(_ type: Any.Type) -> Bool {
+        type is any RawRepresentable.Type && TypeKind(of: type) == .enum
     }
 
     /// `type`, without any `Optional` around it.

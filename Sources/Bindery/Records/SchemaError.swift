@@ -1,3 +1,5 @@
+import Foundation
+
 /// Errors in creating or growing a table from a record type.
 public enum SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The columns of the type could not be read from its `Decodable` conformance; the reason says
@@ -16,4 +18,9 @@ public enum SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
             return "cannot add column \"\(column)\" to \"\(table)\": \(reason)"
         }
     }
+}
+
+extension SchemaError: LocalizedError {
+    /// The `description`, for `localizedDescription`.
+    public var errorDescription: String? { description }
 }

@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// An error reported by SQLite, or by Bindery's SQLite layer when a call cannot be made safely.
 ///
@@ -172,4 +173,10 @@ public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible, C
         guard let arguments, !arguments.isEmpty else { return description }
         return description + " with arguments " + arguments.map(\.debugDescription).joined(separator: ", ")
     }
+}
+
+extension SQLiteError: LocalizedError {
+    /// The `description`, for `localizedDescription`: the code, SQLite's message and the SQL,
+    /// without argument values (those stay in `debugDescription`).
+    public var errorDescription: String? { description }
 }
