@@ -28,7 +28,8 @@ public struct CodingOptions: Sendable {
         case unixSecondsInteger
         /// INTEGER milliseconds since 1970-01-01 UTC, rounded to the nearest millisecond.
         case unixMilliseconds
-        /// REAL Julian day number, as SQLite's `julianday()` gives.
+        /// REAL Julian day number, as SQLite's `julianday()` gives. A double of about 2.46 million days
+        /// keeps a date to about 20 µs, so a `Date` does not always come back exactly equal.
         case julianDay
         /// Your own conversion both ways, for columns. A `Date` inside JSON keeps the
         /// ``sqliteText`` form (a custom value may be a BLOB, which JSON cannot hold).
