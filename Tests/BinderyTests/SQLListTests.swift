@@ -348,6 +348,10 @@ import Testing
         #expect(try conn.fetchOne(String.self, sql: "SELECT tags FROM t") == #"["a","b","c","d"]"#)
         #expect(try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM json_each(\(tags))") == 3)
         #expect(try conn.fetchOne(Bool.self, sql: "SELECT 'b' IN (SELECT value FROM json_each(\(tags)))") == true)
+        // A JSON column compared with JSON texts: each element of a list is bound as JSON.
+        #expect(
+            try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM t WHERE tags IN \(list: [tags + ["d"], ["z"]])") == 1
+        )
         // A name that ends in "in" is not the keyword.
         #expect(try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM t WHERE origin IS NOT \(tags)") == 1)
         #expect(try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM t AS origin WHERE tags = \(tags)") == 0)
