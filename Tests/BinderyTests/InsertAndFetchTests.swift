@@ -159,6 +159,7 @@ import Testing
         let saved = try conn.insertOrIgnoreAndFetch(
             contentsOf: ["a", "b", "a"].lazy.map { Item(id: nil, name: $0, score: nil, added: nil) })
         #expect(saved.map { $0?.id } == [1, 2, nil])
+        #expect(saved.map { $0?.name } == ["a", "b", nil])
     }
 
     /// What the documentation of `insertAndFetch(contentsOf:onConflict: .ignore)` says: `changes`
