@@ -131,4 +131,58 @@ import Testing
             ])
         #expect(try await db.fetchAll(Item.self, orderBy: "id") == saved)
     }
+
+    // MARK: Telling which rows were skipped
+
+    @Test func insertOrIgnoreAndFetchReturnsNilForSkippedRows() throws {
+        let conn = try Self.connection()
+        try conn.insert(Item(id: nil, name: "taken", score: 1, added: nil))
+        let items = [
+            Item(id: nil, name: "new", score: nil, added: nil),
+            Item(id: nil, name: "taken", score: 99, added: nil),
+            // Its own id, stored as given: the result tells it from the skipped one with an id below.
+            Item(id: 10, name: "ten", score: 3, added: "then"),
+            Item(id: 1, name: "other", score: 5, added: nil),
+        ]
+        let saved = try conn.insertOrIgnoreAndFetch(contentsOf: items)
+        #expect(
+            saved == [
+                Item(id: 2, name: "new", score: 7, added: "today"), nil, items[2], nil,
+            ])
+        #expect(try conn.count(Item.self) == 3)
+        #expect(try conn.fetchOne(Item.self, where: "id = 1")?.name == "taken")
+        #expect(try conn.insertOrIgnoreAndFetch(contentsOf: [Item]()) == [])
+    }
+
+    @Test func insertOrIgnoreAndFetchTakesAnySequence() throws {
+        let conn = try Self.connection()
+        let saved = try conn.insertOrIgnoreAndFetch(
+            contentsOf: ["a", "b", "a"].lazy.map { Item(id: nil, name: $0, score: nil, added: nil) })
+        #expect(saved.map { $0?.id } == [1, 2, nil])
+        #expect(saved.map { $0?.name } == ["a", "b", nil])
+    }
+
+    /// What the documentation of `insertAndFetch(contentsOf:onConflict: .ignore)` says: `changes`
+    /// reports only the last record, `totalChanges` before and after counts the rows inserted.
+    @Test func totalChangesCountsTheRowsInsertedUnderIgnore() throws {
+        let conn = try Self.connection()
+        try conn.insert(Item(id: nil, name: "taken", score: 1, added: nil))
+        let before = conn.totalChanges
+        let items = ["a", "b", "taken"].map { Item(id: nil, name: $0, score: nil, added: nil) }
+        let saved = try conn.insertAndFetch(contentsOf: items, onConflict: .ignore)
+        #expect(saved[2] == items[2])
+        #expect(conn.changes == 0)
+        #expect(conn.totalChanges - before == 2)
+    }
+
+    @Test func databaseInsertOrIgnoreAndFetch() async throws {
+        let db = try Database.inMemory()
+        try await db.write { conn in try conn.execute(script: Self.schema) }
+        let saved = try await db.insertOrIgnoreAndFetch(
+            contentsOf: [
+                Item(id: nil, name: "a", score: nil, added: nil), Item(id: nil, name: "a", score: 4, added: nil),
+            ])
+        #expect(saved == [Item(id: 1, name: "a", score: 7, added: "today"), nil])
+        #expect(try await db.count(Item.self) == 1)
+    }
 }

@@ -43,8 +43,9 @@ import Testing
         let (conn, saved) = try Self.loans()
         let ids: [Int64] = [3, 1, 99]
         let sql: SQL = "id IN \(list: ids) AND note NOT IN \(list: ["x"])"
-        #expect(sql.text == "id IN (?, ?, ?) AND note NOT IN (?)")
-        #expect(sql.valueCount == 4)
+        // Three ids take four placeholders (the last one bound twice): see the padding test.
+        #expect(sql.text == "id IN (?, ?, ?, ?) AND note NOT IN (?)")
+        #expect(sql.valueCount == 5)
         #expect(try conn.fetchAll(Loan.self, where: sql, orderBy: "id") == [saved[0], saved[2]])
         // Any sequence: a set, a range, a lazy map.
         #expect(try conn.count(Loan.self, where: "id IN \(list: Set([Int64(2), 4]))") == 2)
@@ -210,7 +211,24 @@ import Testing
         let nul = try #require(throws: EncodingError.self) {
             try conn.fetchAll(Loan.self, where: "note IN \(list: texts)")
         }
-        #expect("\(nul)".contains("NUL"))
+        #expect("\(nul)".contains("element 0 (String) of a list of 1001 values is text holding a NUL"))
+        #expect("\(nul)".contains("temporary table"))
+        // The values are TEXT already: no advice to store them as TEXT.
+        #expect(!"\(nul)".contains("uuidStrategy"))
+        #expect("\(error)".contains("element 0 (Data)") && !"\(error)".contains("uuidStrategy"))
+        let uuids = (0..<1000).map { _ in UUID() }
+        let blobUUID = try Connection.inMemory()
+        blobUUID.codingOptions.uuidStrategy = .blob
+        let uuidError = try #require(throws: EncodingError.self) {
+            try blobUUID.rows("SELECT 1 WHERE x'00' IN \(list: uuids)")
+        }
+        #expect("\(uuidError)".contains("element 0 (UUID)") && "\(uuidError)".contains("uuidStrategy .lowercaseText"))
+        let doubles = (0..<1000).map(Double.init) + [.nan]
+        let nan = try #require(throws: EncodingError.self) {
+            try conn.rows("SELECT 1 WHERE 1 IN \(list: doubles)")
+        }
+        #expect("\(nan)".contains("NaN") && "\(nan)".contains("(element 1000 of a list of 1001 values)"))
+        #expect(!"\(nan)".contains("column"))
         // A short one binds each blob.
         #expect(try conn.count(Loan.self, where: "note IN \(list: blobs.prefix(10))") == 0)
     }
@@ -237,6 +255,90 @@ import Testing
         #expect(try conn.count(Loan.self) == 4)
     }
 
+    @Test func arrayAfterINIsFoundPastCommentsAndOtherElements() throws {
+        let (conn, _) = try Self.loans()
+        let ids: [Int64] = [1, 2]
+        try Self.expectListAdvice { _ = try conn.count(Loan.self, where: "id IN /* ids */ \(ids)") }
+        try Self.expectListAdvice { _ = try conn.count(Loan.self, where: "id NOT IN -- the ids\n  \(ids)") }
+        try Self.expectListAdvice { _ = try conn.count(Loan.self, where: "id IN ( /* a */ -- b\n \(ids))") }
+        try Self.expectListAdvice { _ = try conn.count(Loan.self, where: "id IN(\(Int64(1)), \(ids))") }
+        try Self.expectListAdvice { _ = try conn.count(Loan.self, where: "id IN \(["a": 1])") }
+        try Self.expectListAdvice { _ = try conn.count(Loan.self, where: "id IN (\([1: "a"]))") }
+    }
+
+    @Test func listErrorsNameWhatWasInterpolated() throws {
+        let (conn, _) = try Self.loans()
+        func message(_ sql: SQL) throws -> String {
+            let error = try #require(throws: EncodingError.self) { try conn.rows(sql) }
+            return "\(error)"
+        }
+        let ids: [Int64] = [1, 2]
+        #expect(try message("SELECT 1 WHERE 1 IN (\(ids))").contains("an array ([Int64]) interpolated after IN"))
+        #expect(try message("SELECT 1 WHERE 1 IN (\(Set(ids)))").contains("a set (Set<Int64>) interpolated"))
+        #expect(try message("SELECT 1 WHERE 1 IN (\(["a": 1]))").contains("a dictionary ([String: Int]) "))
+        #expect(try message("SELECT 1 WHERE 1 IN (\(["a": 1]))").contains("one JSON object text"))
+        #expect(try message("SELECT 1 WHERE 1 IN (\(Optional(ids)))").contains("an array ([Int64]?)"))
+        // Any value right after the keyword: SQLite wants parentheses.
+        let bare = try message("SELECT 1 WHERE 1 IN \(1)")
+        #expect(bare.contains("needs parentheses") && bare.contains("IN (\\(value))"))
+    }
+
+    /// A `Sequence` that encodes as one string.
+    struct Word: Sequence, Codable, Sendable {
+        let text: String
+        init(_ text: String) { self.text = text }
+        init(from decoder: any Decoder) throws { text = try decoder.singleValueContainer().decode(String.self) }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(text)
+        }
+        func makeIterator() -> String.Iterator { text.makeIterator() }
+    }
+
+    @Test func sequenceStoredAsOneValueIsBoundAfterIN() throws {
+        let (conn, saved) = try Self.loans()
+        let sql: SQL = "note IN (\(Word("note 1")), \(Word("dog")))"
+        #expect(try conn.fetchAll(Loan.self, where: sql) == [saved[1]])
+        #expect(try conn.fetchAll(Loan.self, where: "note IN \(list: [Word("note 2")])") == [saved[2]])
+        #expect(try conn.count(Loan.self, where: "note NOT IN (\(Word("note 0")))") == 2)
+    }
+
+    @Test func listAfterINIsPaddedToAPowerOfTwo() throws {
+        #expect((0...12).map(SQL.StringInterpolation.bucketedCount) == [0, 1, 2, 4, 4, 8, 8, 8, 8, 16, 16, 16, 16])
+        #expect(SQL.StringInterpolation.bucketedCount(512) == 512)
+        #expect(SQL.StringInterpolation.bucketedCount(513) == SQL.listParameterLimit)
+        #expect(SQL.StringInterpolation.bucketedCount(999) == SQL.listParameterLimit)
+        let padded: SQL = "x NOT IN /* c */ \(list: [1, 2, 3])"
+        #expect(padded.text == "x NOT IN /* c */ (?, ?, ?, ?)")
+        // Not after IN: the list is left as it is.
+        let values: SQL = "VALUES \(list: [1, 2, 3])"
+        #expect(values.text == "VALUES (?, ?, ?)")
+        let conn = try Connection.inMemory()
+        #expect(try conn.fetchAll(Int.self, sql: "SELECT * FROM (VALUES \(list: [1, 2, 3]))") == [1])
+    }
+
+    @Test func paddingChangesNoResultOfINOrNOTIN() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(script: "CREATE TABLE t (x); INSERT INTO t VALUES (1), (2), (3), ('a'), (NULL), (2.5)")
+        let pool: [SQLiteValue?] = [.integer(2), nil, .text("a"), .integer(7), .real(2.5), .integer(1)]
+        for count in 1...pool.count {
+            for last in [pool[count - 1], nil] {
+                let list = Array(pool.prefix(count - 1)) + [last]
+                for op in ["IN", "NOT IN"] {
+                    let placeholders = Array(repeating: "?", count: list.count).joined(separator: ", ")
+                    let query = "SELECT quote(x), quote(x \(op) (\(placeholders))) FROM t ORDER BY rowid"
+                    let exact = try conn.rows(SQL(text: query, values: list)).map {
+                        try [$0[0] as String, $0[1] as String]
+                    }
+                    let sql: SQL = "SELECT quote(x), quote(x \(raw: op) \(list: list)) FROM t ORDER BY rowid"
+                    #expect(sql.valueCount == SQL.StringInterpolation.bucketedCount(list.count))
+                    let listed = try conn.rows(sql).map { try [$0[0] as String, $0[1] as String] }
+                    #expect(listed == exact, "\(op) \(list)")
+                }
+            }
+        }
+    }
+
     @Test func arraysBoundAsJSONTextStillWork() throws {
         let conn = try Connection.inMemory()
         try conn.execute(script: "CREATE TABLE t (id INTEGER PRIMARY KEY, tags TEXT, origin TEXT)")
@@ -246,6 +348,10 @@ import Testing
         #expect(try conn.fetchOne(String.self, sql: "SELECT tags FROM t") == #"["a","b","c","d"]"#)
         #expect(try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM json_each(\(tags))") == 3)
         #expect(try conn.fetchOne(Bool.self, sql: "SELECT 'b' IN (SELECT value FROM json_each(\(tags)))") == true)
+        // A JSON column compared with JSON texts: each element of a list is bound as JSON.
+        #expect(
+            try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM t WHERE tags IN \(list: [tags + ["d"], ["z"]])") == 1
+        )
         // A name that ends in "in" is not the keyword.
         #expect(try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM t WHERE origin IS NOT \(tags)") == 1)
         #expect(try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM t AS origin WHERE tags = \(tags)") == 0)

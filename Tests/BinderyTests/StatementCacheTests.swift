@@ -291,4 +291,23 @@ import Testing
         #expect(row.columnNames == ["a", "b"])
         #expect(try row["b"] as String == "new")
     }
+
+    @Test func listsOfManyLengthsShareFewStatements() throws {
+        let conn = try makeConnection(rowCount: 300)
+        let first = try prepares(conn) {
+            for count in 1...300 {
+                let found = try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM t WHERE x IN \(list: 1...count)")
+                #expect(found == count)
+            }
+        }
+        // 1, 2, 4 … 256, 512 placeholders: ten statements, where one for each length would be 300.
+        #expect(first == 10)
+        let again = try prepares(conn) {
+            for count in 1...300 {
+                _ = try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM t WHERE x NOT IN \(list: 1...count)")
+                _ = try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM t WHERE x IN \(list: 1...count)")
+            }
+        }
+        #expect(again == 10, "the NOT IN statements only; the IN ones are cached")
+    }
 }

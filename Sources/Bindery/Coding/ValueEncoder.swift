@@ -9,6 +9,9 @@ import Foundation
 final class ValueEncoder {
     let options: CodingOptions
     private var jsonTypes: Set<ObjectIdentifier> = []
+    /// How many values were stored as the JSON text of a keyed or unkeyed container, so that a caller
+    /// can tell whether the value it encoded (or a value it wraps) became JSON.
+    private(set) var jsonCount = 0
     private lazy var json: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -49,6 +52,7 @@ final class ValueEncoder {
 
     /// The JSON text of a nested value.
     func encodeJSON<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws -> SQLiteValue {
+        jsonCount &+= 1
         do {
             let data = try json.encode(value)
             return .text(String(decoding: data, as: UTF8.self))

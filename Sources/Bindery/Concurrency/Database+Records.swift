@@ -33,8 +33,9 @@ extension Database {
     }
 
     /// Inserts many records in one transaction with one statement re-bound for each, and returns them
-    /// as stored, in order (ids assigned, defaults filled). See
-    /// ``Connection/insertAndFetch(contentsOf:onConflict:)``.
+    /// as stored, in order (ids assigned, defaults filled). With ``ConflictPolicy/ignore``, a record
+    /// whose row was skipped comes back as given: ``insertOrIgnoreAndFetch(contentsOf:)`` returns nil
+    /// for it instead. See ``Connection/insertAndFetch(contentsOf:onConflict:)``.
     ///
     /// ```swift
     /// let saved = try await db.insertAndFetch(contentsOf: students)

@@ -67,9 +67,12 @@ extension Connection {
     /// `RETURNING *`, with its assigned id and its column defaults filled, as ``insert(_:onConflict:)``
     /// returns one.
     ///
-    /// The result has one record for each record given. With ``ConflictPolicy/ignore``, a record whose
-    /// row was skipped comes back as given, as ``insert(_:onConflict:)`` returns it (compare ``changes``
-    /// or the ids to tell); with ``ConflictPolicy/replace``, the new row comes back.
+    /// The result has one record for each record given. With ``ConflictPolicy/replace``, the new row
+    /// comes back. With ``ConflictPolicy/ignore``, a record whose row was skipped comes back as given,
+    /// as ``insert(_:onConflict:)`` returns it, which nothing in the result tells from a row stored as
+    /// given (``changes`` reports only the last record's insert, and an id the record holds comes back
+    /// the same): to know which rows were skipped, call ``insertOrIgnoreAndFetch(contentsOf:)``, which
+    /// returns nil for them; ``totalChanges`` read before and after counts the rows inserted.
     ///
     /// ```swift
     /// let saved = try conn.insertAndFetch(contentsOf: [Student(id: nil, name: "Ana", year: 2024)])

@@ -21,7 +21,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     public private(set) var text: String
     /// The values to bind, in the order of their `?`.
     private(set) var values: [any Encodable & Sendable]
-    /// Whether a value is an ``SQLSpecialArgument`` (a long list, a misplaced sequence), which
+    /// Whether a value is an ``SQLSpecialArgument`` (a long list, a value after `IN`), which
     /// ``arguments(encoder:)`` then looks for.
     private var hasSpecialArguments = false
 
@@ -114,8 +114,8 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
         /// Binds `value` as a parameter (`nil` binds NULL).
         public mutating func appendInterpolation<T: Encodable & Sendable>(_ value: T) {
-            if followsIN(), let misplaced = Self.misplacedSequence(T.self) {
-                append(special: misplaced)
+            if let position = inPosition() {
+                append(special: SQLINValue(value: value, position: position))
                 return
             }
             text += "?"
@@ -125,8 +125,8 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         /// Binds `value`, or NULL when it is nil. (Without this overload, the compiler warns that an
         /// interpolated optional "produces a debug description", although it is bound like any value.)
         public mutating func appendInterpolation<T: Encodable & Sendable>(_ value: T?) {
-            if followsIN(), let misplaced = Self.misplacedSequence(T.self) {
-                append(special: misplaced)
+            if let position = inPosition() {
+                append(special: SQLINValue(value: value, position: position))
                 return
             }
             text += "?"
@@ -143,25 +143,34 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         /// ```
         ///
         /// An empty list gives `()`, SQLite's empty list: `IN ()` is false and `NOT IN ()` true for
-        /// every row, a NULL one included. A list of more than 999 values (SQLite's parameter limit is
-        /// per statement) is bound as one JSON array and read through `json_each`:
-        /// `(SELECT +value FROM json_each(?))`, which matches the same rows: each element keeps its storage
-        /// class, and `+` leaves the values without affinity, as bound values are, so that `IN` converts
-        /// them by the same rules. Such a list cannot hold a BLOB (`Data`, a UUID stored as a BLOB) or
-        /// text with a NUL character, which JSON cannot carry: these throw. One difference remains: a
-        /// REAL column compared with an integer beyond ±2^53 that no double equals finds the nearest
-        /// double in the long form, where the short one finds nothing.
+        /// every row, a NULL one included. Right after `IN`, a list's placeholders are rounded up to
+        /// the next power of two (up to 999) by binding its last element again, which changes no
+        /// result of `IN` or `NOT IN` and keeps the number of distinct statements, and so of prepares
+        /// in the statement cache, small: lists of 5 to 8 values share one statement. A list of more
+        /// than 999 values (SQLite's parameter limit is per statement) is bound as one JSON array and
+        /// read through `json_each`: `(SELECT +value FROM json_each(?))`, which matches the same rows:
+        /// each element keeps its storage class, and `+` leaves the values without affinity, as bound
+        /// values are, so that `IN` converts them by the same rules. Such a list cannot hold a BLOB
+        /// (`Data`, a UUID stored as a BLOB) or text with a NUL character, which JSON cannot carry:
+        /// these throw. One difference remains: a REAL column compared with an integer beyond ±2^53
+        /// that no double equals finds the nearest double in the long form, where the short one finds
+        /// nothing.
         ///
-        /// An array interpolated as one value right after `IN`, or as the only value inside `IN (…)`,
-        /// throws an `EncodingError` saying to use `\(list:)` when the statement runs: bound as one JSON
-        /// text, it would fail to parse or match nothing.
+        /// A value interpolated right after `IN` (where SQLite wants parentheses), or inside `IN (…)`
+        /// that is stored as JSON text (an array, a set, a dictionary, a keyed struct), throws an
+        /// `EncodingError` saying to use `\(list:)` when the statement runs: bound as one JSON text, it
+        /// would match nothing. Comments and white space between `IN` and the value are skipped.
         public mutating func appendInterpolation<S: Sequence>(list: S) where S.Element: Encodable & Sendable {
-            let elements: [any Encodable & Sendable] = list.map { $0 }
+            var elements: [any Encodable & Sendable] = list.map { $0 }
             if elements.count > SQL.listParameterLimit {
                 text += "(SELECT +value FROM json_each(?))"
                 values.append(SQLJSONList(elements: elements))
                 hasSpecialArguments = true
                 return
+            }
+            if let last = elements.last, inPosition() == .afterKeyword {
+                let padded = Self.bucketedCount(elements.count)
+                elements += repeatElement(last, count: padded - elements.count)
             }
             text += "("
             for index in elements.indices {
@@ -171,6 +180,14 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
             values += elements
         }
 
+        /// `count` rounded up to the next power of two, or to ``SQL/listParameterLimit`` past the last
+        /// power of two below it: the number of placeholders a list of `count` values gets after `IN`.
+        static func bucketedCount(_ count: Int) -> Int {
+            guard count > 1 else { return count }
+            let power = 1 << (Int.bitWidth - (count - 1).leadingZeroBitCount)
+            return Swift.min(power, SQL.listParameterLimit)
+        }
+
         /// Binds a value that makes its own argument.
         private mutating func append(special: any SQLSpecialArgument) {
             text += "?"
@@ -178,40 +195,97 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
             hasSpecialArguments = true
         }
 
-        /// Whether the text so far ends with the keyword `IN`, or with `IN (`, where a value is one
-        /// element of a list.
-        private func followsIN() -> Bool {
+        /// Where a value interpolated now would stand relative to an `IN`: right after the keyword, or
+        /// inside its parentheses (after `IN (` or after `IN (?, ` …); nil elsewhere. White space and
+        /// comments (`/* … */`, `-- …` up to a line break) are skipped.
+        func inPosition() -> SQLINPosition? {
             var bytes = text.utf8[...]
-            func dropSpaces() {
-                while let last = bytes.last, last == 0x20 || (0x09...0x0D).contains(last) {
-                    bytes.removeLast()
-                }
+            Self.dropTrivia(&bytes)
+            var position = SQLINPosition.afterKeyword
+            while bytes.last == UInt8(ascii: ",") {
+                // Inside a list: earlier elements, each a bound value, back to the parenthesis.
+                bytes.removeLast()
+                Self.dropTrivia(&bytes)
+                guard bytes.last == UInt8(ascii: "?") else { return nil }
+                bytes.removeLast()
+                Self.dropTrivia(&bytes)
+                guard bytes.last == UInt8(ascii: ",") || bytes.last == UInt8(ascii: "(") else { return nil }
             }
-            dropSpaces()
             if bytes.last == UInt8(ascii: "(") {
                 bytes.removeLast()
-                dropSpaces()
+                Self.dropTrivia(&bytes)
+                position = .inParentheses
             }
+            return Self.endsWithIN(bytes) ? position : nil
+        }
+
+        /// Drops white space and comments from the end of `bytes`.
+        private static func dropTrivia(_ bytes: inout Substring.UTF8View) {
+            while true {
+                var droppedLineBreak = false
+                while let last = bytes.last, last == 0x20 || (0x09...0x0D).contains(last) {
+                    droppedLineBreak = droppedLineBreak || last == 0x0A
+                    bytes.removeLast()
+                }
+                if bytes.last == UInt8(ascii: "/"), bytes.dropLast().last == UInt8(ascii: "*"),
+                    let start = blockCommentStart(bytes.dropLast(2))
+                {
+                    bytes = bytes[..<start]
+                    continue
+                }
+                if droppedLineBreak, let start = lineCommentStart(bytes) {
+                    bytes = bytes[..<start]
+                    continue
+                }
+                return
+            }
+        }
+
+        /// Where the `/*` that the `*/` just after `bytes` closes starts (block comments do not nest).
+        private static func blockCommentStart(_ bytes: Substring.UTF8View) -> Substring.UTF8View.Index? {
+            var index = bytes.endIndex
+            while index > bytes.startIndex {
+                let previous = bytes.index(before: index)
+                if bytes[previous] == UInt8(ascii: "*"), previous > bytes.startIndex,
+                    bytes[bytes.index(before: previous)] == UInt8(ascii: "/")
+                {
+                    return bytes.index(before: previous)
+                }
+                index = previous
+            }
+            return nil
+        }
+
+        /// Where a `--` comment on the last line of `bytes` starts, if there is one.
+        private static func lineCommentStart(_ bytes: Substring.UTF8View) -> Substring.UTF8View.Index? {
+            var lineStart = bytes.endIndex
+            while lineStart > bytes.startIndex, bytes[bytes.index(before: lineStart)] != 0x0A {
+                lineStart = bytes.index(before: lineStart)
+            }
+            var index = lineStart
+            while index < bytes.endIndex {
+                let next = bytes.index(after: index)
+                if bytes[index] == UInt8(ascii: "-"), next < bytes.endIndex, bytes[next] == UInt8(ascii: "-") {
+                    return index
+                }
+                index = next
+            }
+            return nil
+        }
+
+        /// Whether `bytes` ends with the keyword `IN`, not with a name such as `origin` or `join`.
+        private static func endsWithIN(_ bytes: Substring.UTF8View) -> Bool {
             guard bytes.count >= 2 else { return false }
             let n = bytes[bytes.index(bytes.endIndex, offsetBy: -1)] | 0x20
             let i = bytes[bytes.index(bytes.endIndex, offsetBy: -2)] | 0x20
             guard i == UInt8(ascii: "i"), n == UInt8(ascii: "n") else { return false }
             guard bytes.count > 2 else { return true }
-            // "IN", not the end of a name such as "origin" or "join".
             let before = bytes[bytes.index(bytes.endIndex, offsetBy: -3)]
             let isNamePart =
                 before >= 0x80 || before == UInt8(ascii: "_") || before == UInt8(ascii: "$")
                 || (0x30...0x39).contains(before) || (0x41...0x5A).contains(before) || (0x61...0x7A).contains(before)
                 || before == UInt8(ascii: "\"") || before == UInt8(ascii: "`") || before == UInt8(ascii: "]")
             return !isNamePart
-        }
-
-        /// The misplaced argument for a sequence type (an array, a set, a dictionary …) that would be
-        /// bound as one JSON text; nil for a single value, including `String` and `Data`.
-        private static func misplacedSequence<T>(_ type: T.Type) -> MisplacedSequence? {
-            guard T.self is any Sequence.Type, T.self != String.self, T.self != Substring.self, T.self != Data.self
-            else { return nil }
-            return MisplacedSequence(typeName: String(describing: T.self))
         }
 
         /// Inserts a quoted identifier, such as a table or column name.

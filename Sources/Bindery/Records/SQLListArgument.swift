@@ -37,7 +37,19 @@ struct SQLJSONList: SQLSpecialArgument {
             if index > 0 {
                 json += ","
             }
-            let value = try encoder.encode(element, codingPath: [IndexKey(String(index))])
+            let value: SQLiteValue
+            do {
+                value = try encoder.encode(element, codingPath: [])
+            } catch EncodingError.invalidValue(let culprit, let context) {
+                // NaN, a date out of range …: named by its place in the list, not as a column.
+                throw EncodingError.invalidValue(
+                    culprit,
+                    .init(
+                        codingPath: [IndexKey(String(index))] + context.codingPath,
+                        debugDescription: context.debugDescription
+                            + " (element \(index) of a list of \(elements.count) values)",
+                        underlyingError: context.underlyingError))
+            }
             switch value {
             case .null:
                 json += "null"
@@ -47,11 +59,16 @@ struct SQLJSONList: SQLSpecialArgument {
                 Self.appendReal(double, to: &json)
             case .text(let text):
                 guard !text.utf8.contains(0) else {
-                    throw unrepresentable(element, index, "is text holding a NUL character, which SQLite's JSON cuts")
+                    throw unrepresentable(
+                        element, index, "is text holding a NUL character, which SQLite's JSON cuts short",
+                        advice: "")
                 }
                 Self.appendString(text, to: &json)
             case .blob:
-                throw unrepresentable(element, index, "is stored as a BLOB, which JSON cannot hold")
+                let isUUID = SQLTypeName(type(of: element)).unwrapped.base == "UUID"
+                throw unrepresentable(
+                    element, index, "is stored as a BLOB, which JSON cannot hold",
+                    advice: isUUID ? ", or store UUIDs as TEXT (uuidStrategy .lowercaseText)" : "")
             }
         }
         json += "]"
@@ -60,15 +77,19 @@ struct SQLJSONList: SQLSpecialArgument {
 
     /// The error for an element the JSON array cannot carry exactly. The element's type and position
     /// go in the error, not its value: it is user data.
-    private func unrepresentable(_ element: any Encodable & Sendable, _ index: Int, _ reason: String) -> EncodingError {
-        EncodingError.invalidValue(
+    private func unrepresentable(
+        _ element: any Encodable & Sendable, _ index: Int, _ reason: String, advice: String
+    ) -> EncodingError {
+        let limit = SQL.listParameterLimit
+        return EncodingError.invalidValue(
             String(describing: type(of: element)),
             .init(
                 codingPath: [IndexKey(String(index))],
                 debugDescription:
-                    "element \(index) (a \(type(of: element))) of a list of \(elements.count) values \(reason); a list "
-                    + "longer than \(SQL.listParameterLimit) values is bound as one JSON array: split the list into "
-                    + "shorter ones, or store the values as TEXT (a UUID with uuidStrategy .lowercaseText)"))
+                    "element \(index) (\(SQLTypeName(type(of: element)))) of a list of \(elements.count) values "
+                    + "\(reason); a list of more than \(limit) values is bound as one JSON array: split it into "
+                    + "lists of at most \(limit) values, or put the values in a temporary table and write "
+                    + "`IN (SELECT value FROM that_table)`\(advice)"))
     }
 
     /// A double as a JSON number SQLite reads back as the same REAL: Swift's shortest round-trip form,
@@ -107,18 +128,56 @@ struct SQLJSONList: SQLSpecialArgument {
     }
 }
 
-/// A sequence interpolated as one value right after `IN` or inside `IN (…)`, where its JSON text
-/// would fail to parse or silently match nothing: binding it throws, saying to use `\(list:)`.
-struct MisplacedSequence: SQLSpecialArgument {
-    let typeName: String
+/// Where a value interpolated into ``SQL`` stands relative to an `IN`.
+enum SQLINPosition: Sendable {
+    /// Right after the keyword: `x IN \(value)`, where SQLite wants parentheses or a table name.
+    case afterKeyword
+    /// Inside the parentheses of a list: `x IN (\(value))`, `x IN (?, \(value))`.
+    case inParentheses
+}
+
+/// A value interpolated right after `IN` or inside `IN (…)`. It is bound as `\(value)` binds it,
+/// unless what it encodes to cannot be meant: JSON text (an array, a set, a dictionary, a keyed
+/// struct), which is one text and not a list of values, or any value right after the keyword, which
+/// SQLite would refuse with a bare syntax error. Those throw, saying to use `\(list:)`.
+///
+/// The decision is made from the value's encoding, not from its type's conformances: a `Sequence`
+/// that encodes as one string is bound as that string.
+struct SQLINValue<Value: Encodable & Sendable>: SQLSpecialArgument {
+    let value: Value
+    let position: SQLINPosition
 
     func argument(encoder: ValueEncoder) throws -> SQLiteValue {
-        throw EncodingError.invalidValue(
-            typeName,
-            .init(
-                codingPath: [],
-                debugDescription:
-                    "a \(typeName) interpolated after IN is bound as one JSON text, which is not a list of "
-                    + "values: write `IN \\(list: values)` to bind each element"))
+        let jsonCount = encoder.jsonCount
+        let argument = try encoder.encode(value, codingPath: [])
+        if encoder.jsonCount != jsonCount, case .text(let json) = argument {
+            throw misplaced(
+                "\(subject()) interpolated after IN is bound as one JSON "
+                    + (json.hasPrefix("{") ? "object" : "array")
+                    + " text, which is not a list of values: write `IN \\(list: values)` to bind each element")
+        }
+        guard position == .inParentheses else {
+            throw misplaced(
+                "a value interpolated right after IN needs parentheses: write `IN (\\(value))` for one value, "
+                    + "or `IN \\(list: values)` to bind each element of a sequence")
+        }
+        return argument
+    }
+
+    /// "an array ([Int64])", "a set (Set<String>)", "a dictionary ([String: Int])", or "a value of
+    /// type Point".
+    private func subject() -> String {
+        let name = SQLTypeName(Value.self)
+        switch name.unwrapped.base {
+        case "Array", "ContiguousArray", "ArraySlice": return "an array (\(name))"
+        case "Set": return "a set (\(name))"
+        case "Dictionary": return "a dictionary (\(name))"
+        default: return "a value of type \(name)"
+        }
+    }
+
+    private func misplaced(_ description: String) -> EncodingError {
+        EncodingError.invalidValue(
+            String(describing: Value.self), .init(codingPath: [], debugDescription: description))
     }
 }

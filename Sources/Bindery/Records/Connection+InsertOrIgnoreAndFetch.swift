@@ -1,0 +1,28 @@
+extension Connection {
+    /// Inserts many records with `INSERT OR IGNORE` (one statement re-bound for each, in one
+    /// transaction) and returns, in order, each record as stored, or nil for a record whose row was
+    /// skipped because it conflicts with a row already there (a primary key or a UNIQUE value taken).
+    ///
+    /// ``insertAndFetch(contentsOf:onConflict:)`` with ``ConflictPolicy/ignore`` returns such a record
+    /// as given, which cannot be told from one stored as given; this one says which rows were skipped.
+    ///
+    /// ```swift
+    /// let saved = try conn.insertOrIgnoreAndFetch(contentsOf: students)
+    /// let skipped = zip(students, saved).filter { $0.1 == nil }.map(\.0)
+    /// ```
+    public func insertOrIgnoreAndFetch<S: Sequence>(contentsOf records: S) throws -> [S.Element?]
+    where S.Element: Record {
+        typealias T = S.Element
+        let state = recordContext.state(for: T.self)
+        return try transaction(.immediate) { conn in
+            let inserter = BulkInserter(connection: conn, state: state, policy: .ignore, returning: true)
+            defer { inserter.finish() }
+            var stored = RecordBuffer<T?>(capacity: records.underestimatedCount)
+            defer { stored.deallocate() }
+            for record in records {
+                stored.append(try withUnsafePointer(to: record) { try inserter.insertReturning($0, as: T.self) })
+            }
+            return stored.array()
+        }
+    }
+}
