@@ -69,7 +69,14 @@ public enum NorthwindFixture {
         process.arguments = ["gzip", "-dc", path]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        do {
+            try process.run()
+        } catch {
+            throw Failure(
+                description:
+                    "cannot start gzip to expand \(path) (\(error)); under valgrind, which keeps it from starting, "
+                    + "expand it first (gzip -dc \(path) | sqlite3 /tmp/northwind.sqlite) and pass --northwind PATH")
+        }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0, !data.isEmpty else {
