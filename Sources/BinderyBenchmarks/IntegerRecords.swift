@@ -158,21 +158,24 @@ enum IntegerRecords {
             })
         if let failure { throw failure }
 
+        // The C loop of insert() and of insertAndFetch: each record inserted with RETURNING * and read back.
+        let insertReturningWithC = { () -> [TenIntegers] in
+            try? raw.exec("DELETE FROM ten; BEGIN IMMEDIATE")
+            var stored: [TenIntegers] = []
+            stored.reserveCapacity(records.count)
+            for record in records {
+                bind(insertReturning, record)
+                if sqlite3_step(insertReturning) == SQLITE_ROW {
+                    stored.append(read(insertReturning))
+                }
+                sqlite3_reset(insertReturning)
+            }
+            try? raw.exec("COMMIT")
+            return stored
+        }
         benchmark.compare(
             "insert() 100,000 records one by one, one transaction", goal: 2.0,
-            baseline: {
-                try? raw.exec("DELETE FROM ten; BEGIN IMMEDIATE")
-                var stored: [TenIntegers] = []
-                stored.reserveCapacity(records.count)
-                for record in records {
-                    bind(insertReturning, record)
-                    if sqlite3_step(insertReturning) == SQLITE_ROW {
-                        stored.append(read(insertReturning))
-                    }
-                    sqlite3_reset(insertReturning)
-                }
-                try? raw.exec("COMMIT")
-            },
+            baseline: { _ = insertReturningWithC() },
             bindery: {
                 do {
                     try conn.execute(script: "DELETE FROM ten")
@@ -189,26 +192,11 @@ enum IntegerRecords {
             })
         if let failure { throw failure }
 
-        // The C loop of insert(), with the rows kept: each record inserted with RETURNING * and read back.
         var storedWithC: [TenIntegers] = []
         var storedWithBindery: [TenIntegers] = []
-        let insertReturningWithC = {
-            try? raw.exec("DELETE FROM ten; BEGIN IMMEDIATE")
-            var stored: [TenIntegers] = []
-            stored.reserveCapacity(records.count)
-            for record in records {
-                bind(insertReturning, record)
-                if sqlite3_step(insertReturning) == SQLITE_ROW {
-                    stored.append(read(insertReturning))
-                }
-                sqlite3_reset(insertReturning)
-            }
-            try? raw.exec("COMMIT")
-            storedWithC = stored
-        }
         let returningRan = benchmark.compare(
             "insertAndFetch(contentsOf:) 100,000 records", goal: 1.6,
-            baseline: insertReturningWithC,
+            baseline: { storedWithC = insertReturningWithC() },
             bindery: {
                 do {
                     try conn.execute(script: "DELETE FROM ten")

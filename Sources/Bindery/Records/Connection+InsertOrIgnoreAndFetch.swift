@@ -12,17 +12,6 @@ extension Connection {
     /// ```
     public func insertOrIgnoreAndFetch<S: Sequence>(contentsOf records: S) throws -> [S.Element?]
     where S.Element: Record {
-        typealias T = S.Element
-        let state = recordContext.state(for: T.self)
-        return try transaction(.immediate) { conn in
-            let inserter = BulkInserter(connection: conn, state: state, policy: .ignore, returning: true)
-            defer { inserter.finish() }
-            var stored = RecordBuffer<T?>(capacity: records.underestimatedCount)
-            defer { stored.deallocate() }
-            for record in records {
-                stored.append(try withUnsafePointer(to: record) { try inserter.insertReturning($0, as: T.self) })
-            }
-            return stored.array()
-        }
+        try insertReturningEach(records, policy: .ignore) { stored, _ in stored }
     }
 }

@@ -81,25 +81,35 @@ extension Connection {
     public func insertAndFetch<S: Sequence>(contentsOf records: S, onConflict policy: ConflictPolicy = .abort) throws
         -> [S.Element]
     where S.Element: Record {
+        try insertReturningEach(records, policy: policy) { stored, record in stored ?? record.pointee }
+    }
+
+    /// Inserts `records` in one transaction with one `RETURNING *` statement re-bound for each, and
+    /// returns, in order, what `result` makes of each row as stored (nil for a row the policy skipped)
+    /// and the record given. An array's records are read where they lie, without a copy.
+    func insertReturningEach<S: Sequence, Result>(
+        _ records: S, policy: ConflictPolicy,
+        result: (S.Element?, UnsafePointer<S.Element>) -> Result
+    ) throws -> [Result] where S.Element: Record {
         typealias T = S.Element
         let state = recordContext.state(for: T.self)
         return try transaction(.immediate) { conn in
             let inserter = BulkInserter(connection: conn, state: state, policy: policy, returning: true)
             defer { inserter.finish() }
-            var stored = RecordBuffer<T>(capacity: records.underestimatedCount)
+            var stored = RecordBuffer<Result>(capacity: records.underestimatedCount)
             defer { stored.deallocate() }
             let done = try records.withContiguousStorageIfAvailable { buffer in
                 guard let base = buffer.baseAddress else { return true }
                 for index in 0..<buffer.count {
                     let record = base + index
-                    stored.append(try inserter.insertReturning(record, as: T.self) ?? record.pointee)
+                    stored.append(result(try inserter.insertReturning(record, as: T.self), record))
                 }
                 return true
             }
             if done == nil {
                 for record in records {
                     stored.append(
-                        try withUnsafePointer(to: record) { try inserter.insertReturning($0, as: T.self) } ?? record)
+                        try withUnsafePointer(to: record) { result(try inserter.insertReturning($0, as: T.self), $0) })
                 }
             }
             return stored.array()
