@@ -130,6 +130,35 @@ import Testing
         #expect(try ints(rest) == [2, 3, 4, 5])
     }
 
+    @Test func cacheNeverGrowsPastItsCapacityWhenEveryStatementIsLent() throws {
+        let conn = try makeConnection(rowCount: 3, capacity: 2)
+        var triples: [[Int]] = []
+        let first = try conn.rowCursor("SELECT x FROM t ORDER BY x", arguments: [])
+        while let a = try first.next() {
+            let second = try conn.rowCursor("SELECT x * 10 FROM t ORDER BY x", arguments: [])
+            while let b = try second.next() {
+                #expect(conn.statementCache.count <= 2)
+                // Both cached statements are lent: the third is prepared uncached, every time.
+                let third = try conn.rowCursor("SELECT x * 100 FROM t ORDER BY x", arguments: [])
+                #expect(conn.statementCache.count <= 2)
+                while let c = try third.next() {
+                    triples.append([try a[0], try b[0], try c[0]])
+                }
+            }
+        }
+        #expect(conn.statementCache.count == 2)
+        #expect(triples.count == 27)
+        #expect(triples.first == [1, 10, 100])
+        #expect(triples.last == [3, 30, 300])
+        #expect(Set(triples.map { $0[2] }) == [100, 200, 300])
+        // Once the cursors are done, the cached statements are used again.
+        let again = try prepares(conn) {
+            _ = try conn.rows("SELECT x FROM t ORDER BY x", arguments: [])
+            _ = try conn.rows("SELECT x * 10 FROM t ORDER BY x", arguments: [])
+        }
+        #expect(again == 0)
+    }
+
     // MARK: Nested use
 
     @Test func sameSQLUsedWhileACursorHoldsItGetsAFreshStatement() throws {

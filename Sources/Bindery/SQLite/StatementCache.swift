@@ -2,7 +2,9 @@
 ///
 /// A statement is lent out by ``statement(for:)`` and comes back with ``release(_:)``, which resets it
 /// and clears its bindings. A statement that is still lent out (an open cursor, say) is never lent a
-/// second time: a fresh, uncached statement is prepared instead, so that nested use is safe.
+/// second time: a fresh, uncached statement is prepared instead, so that nested use is safe. The cache
+/// never holds more than its capacity: when every statement it holds is lent out, a new one is
+/// prepared uncached and finalized when it comes back.
 final class StatementCache {
     /// The most statements kept at once.
     let capacity: Int
@@ -44,11 +46,12 @@ final class StatementCache {
             fresh.isInUse = true
             return fresh
         }
+        // With every cached statement lent out, none can make room: the statement is not cached.
+        guard statements.count < capacity || evictOne() else {
+            return try uncachedStatement(for: sql)
+        }
         prepareCount += 1
         let statement = try Statement(database: database, sql: sql, persistent: true)
-        if statements.count >= capacity {
-            evictOne()
-        }
         statement.isInUse = true
         statement.lastUse = clock
         statement.isHeldByCache = true
@@ -98,7 +101,8 @@ final class StatementCache {
         last = nil
     }
 
-    private func evictOne() {
+    /// Finalizes the least recently used statement that is not lent out; false when all are lent.
+    private func evictOne() -> Bool {
         var oldest: Statement?
         for statement in statements.values where !statement.isInUse {
             if oldest.map({ statement.lastUse < $0.lastUse }) ?? true {
@@ -113,5 +117,6 @@ final class StatementCache {
                 last = nil
             }
         }
+        return oldest != nil
     }
 }
