@@ -77,7 +77,9 @@ extension RowDecoder {
         guard sqlite3_value_type(value) == SQLITE_TEXT else {
             throw mismatch(String.self, column: column, expected: "TEXT")
         }
-        guard let text = sqlite3_value_text(value) else { return "" }
+        guard let text = sqlite3_value_text(value) else {
+            return try Statement.emptyOrNoMemory("", handle, column: column, byteCount: sqlite3_value_bytes(value))
+        }
         let count = Int(sqlite3_value_bytes(value))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
@@ -86,7 +88,10 @@ extension RowDecoder {
         guard sqlite3_column_type(handle, column) == SQLITE_BLOB else {
             throw mismatch(Data.self, column: column, expected: "a BLOB")
         }
-        guard let bytes = sqlite3_column_blob(handle, column) else { return Data() }
+        guard let bytes = sqlite3_column_blob(handle, column) else {
+            return try Statement.emptyOrNoMemory(
+                Data(), handle, column: column, byteCount: sqlite3_column_bytes(handle, column))
+        }
         return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, column)))
     }
 
@@ -99,7 +104,10 @@ extension RowDecoder {
         }
         switch type {
         case SQLITE_TEXT:
-            guard let text = sqlite3_value_text(value) else { break }
+            guard let text = sqlite3_value_text(value) else {
+                try Statement.emptyOrNoMemory((), handle, column: column, byteCount: sqlite3_value_bytes(value))
+                break
+            }
             let count = Int(sqlite3_value_bytes(value))
             if let date = SQLiteDate.date(fromUTF8: UnsafeBufferPointer(start: text, count: count)) {
                 return date

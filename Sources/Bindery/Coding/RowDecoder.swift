@@ -437,7 +437,7 @@ final class RowDecoder: Decoder {
             if let pointer = sqlite3_column_blob(handle, column) {
                 bytes = Data(bytes: pointer, count: count)
             } else {
-                bytes = Data()
+                bytes = try Statement.emptyOrNoMemory(Data(), handle, column: column, byteCount: Int32(count))
             }
         case SQLITE_NULL:
             bytes = Data("null".utf8)

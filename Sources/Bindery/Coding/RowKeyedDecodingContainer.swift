@@ -77,9 +77,12 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
 
     @inline(__always)
-    private func fastString(_ value: OpaquePointer?) -> String? {
+    private func fastString(_ value: OpaquePointer?, _ column: Int32) throws -> String? {
         guard let value, sqlite3_value_type(value) == SQLITE_TEXT else { return nil }
-        guard let text = sqlite3_value_text(value) else { return "" }
+        guard let text = sqlite3_value_text(value) else {
+            return try Statement.emptyOrNoMemory(
+                "", decoder.handle, column: column, byteCount: sqlite3_value_bytes(value))
+        }
         return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
     }
 
@@ -131,7 +134,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.bool(column(key)) }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
         let (column, value) = value(key)
-        if let string = fastString(value) {
+        if let string = try fastString(value, column) {
             return string
         }
         return try decoder.string(column >= 0 ? column : self.column(key))
@@ -169,7 +172,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
             if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
             return nil
         }
-        if let string = fastString(value) {
+        if let string = try fastString(value, column) {
             return string
         }
         return try decoder.string(column)

@@ -355,7 +355,7 @@ public final class Connection {
         let columns = RowColumns(names: statement.columnNames)
         let count = statement.columnCount
         repeat {
-            rows.append(Row(values: (0..<count).map(statement.value(at:)), columns: columns))
+            rows.append(Row(values: try (0..<count).map { try statement.value(at: $0) }, columns: columns))
         } while try statement.step()
         return rows
     }

@@ -54,7 +54,8 @@ public final class RowCursor: Cursor {
             if try statement.step() {
                 let columns = self.columns ?? RowColumns(names: statement.columnNames)
                 self.columns = columns
-                return Row(values: (0..<statement.columnCount).map(statement.value(at:)), columns: columns)
+                return Row(
+                    values: try (0..<statement.columnCount).map { try statement.value(at: $0) }, columns: columns)
             }
         } catch {
             finish()

@@ -310,29 +310,54 @@ final class Statement {
 
     /// The value in column `index` as text; invalid UTF-8 is repaired with U+FFFD.
     @inline(__always)
-    func string(at index: Int32) -> String {
-        guard let text = sqlite3_column_text(handle, index) else { return "" }
+    func string(at index: Int32) throws -> String {
+        guard let text = sqlite3_column_text(handle, index) else {
+            return try Statement.emptyOrNoMemory(
+                "", handle, column: index, byteCount: sqlite3_column_bytes(handle, index))
+        }
         let count = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
     /// The bytes of column `index`.
     @inline(__always)
-    func data(at index: Int32) -> Data {
-        guard let bytes = sqlite3_column_blob(handle, index) else { return Data() }
+    func data(at index: Int32) throws -> Data {
+        guard let bytes = sqlite3_column_blob(handle, index) else {
+            return try Statement.emptyOrNoMemory(
+                Data(), handle, column: index, byteCount: sqlite3_column_bytes(handle, index))
+        }
         let count = Int(sqlite3_column_bytes(handle, index))
         return Data(bytes: bytes, count: count)
     }
 
     /// The value in column `index` of the current row.
-    func value(at index: Int32) -> SQLiteValue {
+    func value(at index: Int32) throws -> SQLiteValue {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: return .integer(int64(at: index))
         case SQLITE_FLOAT: return .real(double(at: index))
-        case SQLITE_TEXT: return .text(string(at: index))
-        case SQLITE_BLOB: return .blob(data(at: index))
+        case SQLITE_TEXT: return .text(try string(at: index))
+        case SQLITE_BLOB: return .blob(try data(at: index))
         default: return .null
         }
+    }
+
+    /// What to do when SQLite returned no pointer for the TEXT or BLOB value in `column` of
+    /// `statement`, whose size is now `byteCount`: every reader of `sqlite3_column_text`/`_blob` and
+    /// `sqlite3_value_text`/`_blob` comes here. A zero-length BLOB has no pointer: `empty` is returned.
+    /// Otherwise SQLite could not allocate the memory to convert or copy the value (`SQLITE_NOMEM`;
+    /// empty text does have a pointer), and this throws ``SQLiteError/Code/noMemory`` naming the column
+    /// rather than read the value as empty.
+    static func emptyOrNoMemory<T>(_ empty: T, _ statement: OpaquePointer, column: Int32, byteCount: Int32) throws -> T
+    {
+        let database = sqlite3_db_handle(statement)
+        if byteCount == 0, sqlite3_errcode(database) != SQLITE_NOMEM {
+            return empty
+        }
+        let name = sqlite3_column_name(statement, column).map { String(cString: $0) } ?? "\(column)"
+        throw SQLiteError(
+            code: .noMemory, extendedCode: SQLITE_NOMEM,
+            message: "SQLite could not allocate the memory to read the value of column \"\(name)\" (out of memory)",
+            sql: sqlite3_sql(statement).map { String(cString: $0) })
     }
 
     /// The name of SQLite's storage class for a `sqlite3_column_type` code.
