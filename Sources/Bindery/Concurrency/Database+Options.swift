@@ -36,14 +36,20 @@ extension Database {
         /// literal is on, on every connection. Default `false`: a misspelt `"\(identifier: name)"`
         /// throws "no such column". See ``Connection/Options/acceptsDoubleQuotedStringLiterals``.
         public var acceptsDoubleQuotedStringLiterals: Bool
+        /// Whether the database file and the SQL run on it are trusted, on every connection. Default
+        /// `false`: views and triggers may call only innocuous functions, no SQL can corrupt the schema
+        /// through `PRAGMA writable_schema`, and extensions cannot be loaded. See
+        /// ``Connection/Options/trustsSchema``.
+        public var trustsSchema: Bool
 
         /// Creates options; every parameter has the default described on its property.
         public init(
             readerCount: Int = 4, busyTimeout: Double = 5, foreignKeys: Bool = true, readOnly: Bool = false,
             journalMode: JournalMode = .wal, coding: CodingOptions = CodingOptions(), templatePath: String? = nil,
-            acceptsDoubleQuotedStringLiterals: Bool = false
+            acceptsDoubleQuotedStringLiterals: Bool = false, trustsSchema: Bool = false
         ) {
             self.acceptsDoubleQuotedStringLiterals = acceptsDoubleQuotedStringLiterals
+            self.trustsSchema = trustsSchema
             self.readerCount = readerCount
             self.busyTimeout = busyTimeout
             self.foreignKeys = foreignKeys
@@ -57,7 +63,7 @@ extension Database {
         func connectionOptions(readOnly: Bool) -> Connection.Options {
             Connection.Options(
                 readOnly: readOnly, busyTimeout: busyTimeout, foreignKeys: foreignKeys,
-                acceptsDoubleQuotedStringLiterals: acceptsDoubleQuotedStringLiterals)
+                acceptsDoubleQuotedStringLiterals: acceptsDoubleQuotedStringLiterals, trustsSchema: trustsSchema)
         }
     }
 

@@ -35,18 +35,28 @@ public final class Connection {
         /// it on only for a database whose schema (a view, a trigger) was written relying on the rule;
         /// see <doc:Reliability#Double-quoted-names-are-identifiers>.
         public var acceptsDoubleQuotedStringLiterals: Bool
+        /// Whether the database file and the SQL run on it are trusted. Default `false`, SQLite's advice
+        /// for files that may come from elsewhere (an import, a shared file, a download): a view, a
+        /// trigger or another part of the schema may call only functions marked innocuous (no
+        /// application function with side effects; `SQLITE_DBCONFIG_TRUSTED_SCHEMA` off), no SQL can
+        /// corrupt the file through `PRAGMA writable_schema` or `sqlite_dbpage`
+        /// (`SQLITE_DBCONFIG_DEFENSIVE` on), and extensions cannot be loaded
+        /// (`SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION` off). `true` lifts all three, for a file you wrote
+        /// whose schema relies on them; see <doc:Reliability#Files-from-elsewhere>.
+        public var trustsSchema: Bool
 
         /// Creates options; every parameter has the default described on its property.
         public init(
             readOnly: Bool = false, busyTimeout: Double = 5, foreignKeys: Bool = true,
             statementCacheCapacity: Int = 128,
-            acceptsDoubleQuotedStringLiterals: Bool = false
+            acceptsDoubleQuotedStringLiterals: Bool = false, trustsSchema: Bool = false
         ) {
             self.readOnly = readOnly
             self.busyTimeout = busyTimeout
             self.foreignKeys = foreignKeys
             self.statementCacheCapacity = statementCacheCapacity
             self.acceptsDoubleQuotedStringLiterals = acceptsDoubleQuotedStringLiterals
+            self.trustsSchema = trustsSchema
         }
     }
 
@@ -74,7 +84,7 @@ public final class Connection {
     private var extensions: [ObjectIdentifier: AnyObject] = [:]
     /// How many ``transaction(_:_:)`` scopes (the transaction and its savepoints) are open; while it
     /// is above 0, SQLite being in autocommit mode means SQLite rolled the transaction back under them.
-    private var transactionDepth = 0
+    private(set) var transactionDepth = 0
 
     /// Opens (and creates, unless read-only) the database file at `path`.
     ///
@@ -243,7 +253,7 @@ public final class Connection {
         do {
             return try statementCache.statement(for: sql)
         } catch let error as SQLiteError {
-            throw explainingDoubleQuotedStrings(error, sql: sql)
+            throw explainingUntrustedSchema(explainingDoubleQuotedStrings(error, sql: sql))
         }
     }
 
@@ -258,31 +268,6 @@ public final class Connection {
     }
 
     // MARK: Executing
-
-    /// Runs every statement in `script`, which takes no arguments: DDL, pragmas, a schema.
-    ///
-    /// ```swift
-    /// try conn.execute(script: """
-    ///     CREATE TABLE a(id INTEGER PRIMARY KEY);
-    ///     CREATE TABLE b(id INTEGER PRIMARY KEY, a_id INTEGER REFERENCES a(id));
-    ///     """)
-    /// ```
-    ///
-    /// SQL text holding a NUL byte throws ``SQLiteError/Code/misuse`` before anything runs: SQLite
-    /// would read it only up to the NUL. Text values holding NUL go in as bound arguments instead.
-    public func execute(script: String) throws {
-        try checkUsable(sql: script)
-        try Statement.checkNoNUL(in: script)
-        var failure: UnsafeMutablePointer<CChar>?
-        let code = sqlite3_exec(handle, script, nil, nil, &failure)
-        defer { sqlite3_free(failure) }
-        guard code == SQLITE_OK else {
-            let message = failure.map { String(cString: $0) }
-            let error = SQLiteError(database: handle, resultCode: code, sql: script)
-            throw SQLiteError(
-                code: error.code, extendedCode: error.extendedCode, message: message ?? error.message, sql: script)
-        }
-    }
 
     /// Runs one statement with positional arguments, for `?` and `?NNN` parameters (the array is
     /// indexed from parameter 1). A count that does not match the parameters throws before anything

@@ -1,0 +1,40 @@
+import CSQLite
+
+/// SQLite's advice for database files that come from elsewhere (sqlite.org/security.html), which
+/// Bindery follows on every connection unless ``Connection/Options/trustsSchema`` is set.
+extension Connection {
+    /// Sets on `db`, when `trust` is false, `SQLITE_DBCONFIG_DEFENSIVE` on (no SQL can corrupt the
+    /// file: no `PRAGMA writable_schema` edits of `sqlite_schema`, no writes to `sqlite_dbpage`),
+    /// `SQLITE_DBCONFIG_TRUSTED_SCHEMA` off (a view, trigger, `CHECK` or index of the schema may call
+    /// only functions marked innocuous) and `SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION` off; when `trust`
+    /// is true, the opposite. Throws when SQLite does not confirm a setting (an SQLite older than 3.31).
+    static func configureSchemaTrust(_ db: OpaquePointer, trust: Bool) throws {
+        let settings: [(option: Int32, name: String, value: Int32)] = [
+            (SQLITE_DBCONFIG_DEFENSIVE, "SQLITE_DBCONFIG_DEFENSIVE", trust ? 0 : 1),
+            (SQLITE_DBCONFIG_TRUSTED_SCHEMA, "SQLITE_DBCONFIG_TRUSTED_SCHEMA", trust ? 1 : 0),
+            (SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, "SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION", trust ? 1 : 0),
+        ]
+        for setting in settings {
+            var inForce: Int32 = -1
+            let code = bindery_db_config_flag(db, setting.option, setting.value, &inForce)
+            guard code == SQLITE_OK, inForce == setting.value else {
+                throw SQLiteError(
+                    code: .misuse,
+                    message: "SQLite \(String(cString: sqlite3_libversion())) cannot set \(setting.name) to "
+                        + "\(setting.value) (SQLite 3.31 or later is needed)")
+            }
+        }
+    }
+
+    /// `error`, or when it is SQLite refusing a function called by the schema ("unsafe use of …"),
+    /// the same error saying why and what to do.
+    func explainingUntrustedSchema(_ error: SQLiteError) -> SQLiteError {
+        guard !options.trustsSchema, error.code == .error, error.message.hasPrefix("unsafe use of ") else {
+            return error
+        }
+        return error.explained(
+            "a view, trigger, CHECK constraint, index or generated column of the schema calls a function that is "
+                + "not marked innocuous, which Bindery refuses because it does not trust the schema of a file by "
+                + "default; open the database with trustsSchema: true if you trust its schema")
+    }
+}

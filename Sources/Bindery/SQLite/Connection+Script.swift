@@ -1,0 +1,144 @@
+import CSQLite
+
+/// Scripts: several statements without arguments, prepared and run one after the other.
+extension Connection {
+    /// Runs every statement in `script`, which takes no arguments: DDL, pragmas, a schema.
+    ///
+    /// ```swift
+    /// try conn.execute(script: """
+    ///     CREATE TABLE a(id INTEGER PRIMARY KEY);
+    ///     CREATE TABLE b(id INTEGER PRIMARY KEY, a_id INTEGER REFERENCES a(id));
+    ///     """)
+    /// ```
+    ///
+    /// The statements run in order, each prepared once it is its turn, so that one may use a table an
+    /// earlier one created. The first that fails stops the script: the error names that statement
+    /// (its ``SQLiteError/sql``), and the statements before it keep their effect. A script of white
+    /// space and comments only does nothing.
+    ///
+    /// Inside a ``transaction(_:_:)`` scope (and so inside `Database.write` and a migration), the
+    /// script is part of the scope's transaction, which commits when the scope returns: a `COMMIT`,
+    /// `END` or `ROLLBACK` in the script throws ``SQLiteError/Code/misuse`` before it runs, and so
+    /// does a `RELEASE` of a savepoint the script did not open itself (it could release the scope's
+    /// own). `SAVEPOINT`, and `RELEASE` and `ROLLBACK TO` of those savepoints, are fine. A statement
+    /// that comes after SQLite ended the transaction throws ``SQLiteError/Code/abort`` (see
+    /// ``transaction(_:_:)``). Outside any scope each statement commits on its own, and a script may
+    /// hold its own `BEGIN` … `COMMIT`.
+    ///
+    /// SQL text holding a NUL byte throws ``SQLiteError/Code/misuse`` before anything runs: SQLite
+    /// would read it only up to the NUL. Text values holding NUL go in as bound arguments instead.
+    public func execute(script: String) throws {
+        try checkOpen()
+        try Statement.checkNoNUL(in: script)
+        let bytes = Array(script.utf8)
+        // The names of the savepoints this script opened and has not released, innermost last.
+        var savepoints: [String] = []
+        try script.withCString { start in
+            var offset = 0
+            while offset < bytes.count {
+                var statement: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                let code = sqlite3_prepare_v3(handle, start + offset, -1, 0, &statement, &tail)
+                guard code == SQLITE_OK else {
+                    sqlite3_finalize(statement)
+                    let sql = Connection.statementText(bytes, from: offset, to: Connection.end(of: start, offset))
+                    throw explainingUntrustedSchema(
+                        explainingDoubleQuotedStrings(
+                            SQLiteError(database: handle, resultCode: code, sql: sql), sql: sql))
+                }
+                let end = tail.map { $0 - start } ?? bytes.count
+                guard let statement else {
+                    // Only white space and comments were left.
+                    guard end > offset else { break }
+                    offset = end
+                    continue
+                }
+                defer { sqlite3_finalize(statement) }
+                let sql = Connection.statementText(bytes, from: offset, to: end)
+                try checkUsable(sql: sql)
+                let control = transactionDepth > 0 ? TransactionControl(sql: bytes[offset..<end]) : .none
+                if control != .none {
+                    try Connection.checkScriptControl(control, sql: sql, savepoints: savepoints)
+                }
+                var result = sqlite3_step(statement)
+                while result == SQLITE_ROW { result = sqlite3_step(statement) }
+                guard result == SQLITE_DONE else {
+                    throw SQLiteError(database: handle, resultCode: result, sql: sql)
+                }
+                Connection.track(control, in: &savepoints)
+                offset = end
+            }
+        }
+    }
+
+    /// Throws when a transaction-control statement of a script inside a transaction scope could end
+    /// the scope's transaction or release the scope's savepoint: `savepoints` are those the script
+    /// opened itself.
+    private static func checkScriptControl(_ control: TransactionControl, sql: String, savepoints: [String]) throws {
+        let reason: String
+        switch control {
+        case .commit:
+            reason = "would commit part of the transaction: the scope commits when its body returns"
+        case .rollback:
+            reason = "would end the transaction under the scope: throw an error from the body to roll it back"
+        case .release(let name) where !savepoints.contains(name):
+            reason =
+                "releases a savepoint that the script did not open, which could be the scope's own (or hold it) "
+                + "and commit part of the transaction; a script may release only the savepoints it opened"
+        default:
+            return
+        }
+        throw SQLiteError(
+            code: .misuse,
+            message: "a script run inside a transaction scope (Database.write, Connection.transaction, a migration) "
+                + "cannot run this statement, which \(reason); it did not run, nor did any statement after it",
+            sql: sql)
+    }
+
+    /// Updates the savepoints a script opened after `control` ran.
+    private static func track(_ control: TransactionControl, in savepoints: inout [String]) {
+        switch control {
+        case .savepoint(let name):
+            savepoints.append(name)
+        case .release(let name):
+            if let index = savepoints.lastIndex(of: name) {
+                savepoints.removeSubrange(index...)
+            }
+        case .rollbackTo(let name):
+            // Rolling back to a savepoint opened before the script cancels every one the script opened.
+            savepoints.removeSubrange((savepoints.lastIndex(of: name).map { $0 + 1 } ?? 0)...)
+        case .none, .begin, .commit, .rollback:
+            break
+        }
+    }
+
+    /// The text of the statement at `offset` of a script: from its first word (past white space and
+    /// comments) to `end`, without the white space and semicolons that close it.
+    static func statementText(_ bytes: [UInt8], from offset: Int, to end: Int) -> String {
+        let slice = Array(bytes[offset..<end])
+        var last = slice.count
+        while last > 0, slice[last - 1] == UInt8(ascii: ";") || slice[last - 1] <= 0x20 { last -= 1 }
+        let first = min(TransactionControl.startOfCode(in: slice), last)
+        return String(decoding: slice[first..<last], as: UTF8.self)
+    }
+
+    /// The end of the statement that starts `offset` bytes into the NUL-terminated `text`, for a
+    /// statement that failed to prepare: the first semicolon after which the text is a complete
+    /// statement (`sqlite3_complete`, which knows the semicolons inside a trigger's body), or the end.
+    static func end(of text: UnsafePointer<CChar>, _ offset: Int) -> Int {
+        var candidate: [CChar] = []
+        var index = offset
+        while text[index] != 0 {
+            candidate.append(text[index])
+            index += 1
+            if candidate.last == CChar(UInt8(ascii: ";")),
+                (candidate + [0]).withUnsafeBufferPointer({ pointer in
+                    pointer.baseAddress.map { sqlite3_complete($0) != 0 } ?? false
+                })
+            {
+                return index
+            }
+        }
+        return index
+    }
+}
