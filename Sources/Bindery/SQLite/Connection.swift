@@ -232,8 +232,8 @@ public final class Connection {
 
     /// Lends the connection to a job of its owner (a ``Database``'s `read` or `write`): until
     /// ``endLending()``, ``close()`` does not close it but stops every later statement with
-    /// ``SQLiteError/Code/misuse`` and the message `closeRefusal`. Throws that error when the
-    /// connection is closed already.
+    /// ``SQLiteError/Code/misuse`` and the message `closeRefusal`. Throws
+    /// ``SQLiteError/Code/misuse`` when the connection is closed already.
     func beginLending(closeRefusal: String) throws {
         try checkOpen()
         status.closeRefusal = closeRefusal
