@@ -27,4 +27,19 @@ static inline int bindery_db_config_flag(sqlite3 *db, int option, int value, int
     return sqlite3_db_config(db, option, value, result);
 }
 
+// Relaxed atomic access to a word of flags that one thread may set while another reads it (a
+// connection's status: see ConnectionStatus.swift). Swift 6's `Atomic` needs macOS 15; these compile
+// to a plain load and a locked `or`/`and`.
+static inline unsigned int bindery_atomic_load(const unsigned int *word) {
+    return __atomic_load_n(word, __ATOMIC_RELAXED);
+}
+
+static inline void bindery_atomic_or(unsigned int *word, unsigned int bits) {
+    __atomic_fetch_or(word, bits, __ATOMIC_RELAXED);
+}
+
+static inline void bindery_atomic_and(unsigned int *word, unsigned int bits) {
+    __atomic_fetch_and(word, bits, __ATOMIC_RELAXED);
+}
+
 #endif

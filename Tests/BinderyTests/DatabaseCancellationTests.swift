@@ -218,4 +218,190 @@ import Testing
             #expect(cancelled > 0)
         }
     }
+
+    // MARK: A cancel is never lost
+
+    /// About half a second of work in one statement.
+    private static let halfSecondQuery: SQL = """
+        WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000000)
+        SELECT count(*) FROM c
+        """
+
+    /// The same work, inserting what it counts.
+    private static let halfSecondInsert: SQL = """
+        INSERT INTO items(n)
+        WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000)
+        SELECT x FROM c
+        """
+
+    /// A duration measured inside a database closure.
+    private final class Elapsed: @unchecked Sendable {
+        // @unchecked: `value` is only touched under `lock`.
+        private let lock = NSLock()
+        private var value: Duration?
+
+        /// Runs `body` and keeps how long it took, whether it returns or throws.
+        func measure<T>(_ body: () throws -> T) rethrows -> T {
+            let start = ContinuousClock.now
+            defer {
+                let elapsed = ContinuousClock.now - start
+                lock.withLock { value = elapsed }
+            }
+            return try body()
+        }
+
+        var duration: Duration? {
+            lock.withLock { value }
+        }
+    }
+
+    /// Values appended from inside a database closure.
+    private final class Recorded<Element: Sendable>: @unchecked Sendable {
+        // @unchecked: `elements` is only touched under `lock`.
+        private let lock = NSLock()
+        private var elements: [Element]
+
+        init(_ elements: [Element]) {
+            self.elements = elements
+        }
+
+        func append(_ element: Element) {
+            lock.withLock { elements.append(element) }
+        }
+
+        var value: [Element] {
+            lock.withLock { elements }
+        }
+    }
+
+    /// Runs `operation` in a task; the closure it hands to the database calls `waitForCancel`, which
+    /// returns once the task is cancelled: no statement runs while the cancel arrives, so SQLite has
+    /// nothing to interrupt, and whatever the closure runs afterwards starts after the cancel.
+    private func cancelWhileWaiting<T: Sendable>(
+        _ operation: @escaping @Sendable (_ waitForCancel: @escaping @Sendable () -> Void) async throws -> T
+    ) async -> Result<T, any Error> {
+        let (started, startedSignal) = AsyncStream.makeStream(of: Void.self)
+        let proceed = DispatchSemaphore(value: 0)
+        let task = Task {
+            try await operation {
+                startedSignal.yield()
+                _ = proceed.wait(timeout: .now() + 10)
+            }
+        }
+        for await _ in started { break }
+        task.cancel()
+        proceed.signal()
+        return await task.result
+    }
+
+    @Test(arguments: [0, 2])
+    func aQueryBegunAfterTheCancelRunsNothing(readerCount: Int) async throws {
+        try await DatabaseTestSupport.withDatabase(options: Database.Options(readerCount: readerCount)) { db in
+            // Uncancelled, the query takes a while.
+            let full = Elapsed()
+            _ = try await db.read { conn in try full.measure { try conn.fetchOne(Int.self, sql: Self.halfSecondQuery) }
+            }
+            #expect(try #require(full.duration) > .milliseconds(200))
+            for job in 0..<3 {
+                let elapsed = Elapsed()
+                let result = await cancelWhileWaiting { waitForCancel in
+                    let body: @Sendable (Connection) throws -> Int? = { conn in
+                        waitForCancel()
+                        return try elapsed.measure { try conn.fetchOne(Int.self, sql: Self.halfSecondQuery) }
+                    }
+                    switch job {
+                    case 0: return try await db.read(body)
+                    case 1: return try await db.write(body)
+                    default: return try await db.writeWithoutTransaction(body)
+                    }
+                }
+                #expect(isCancellation(result), "job \(job): \(result)")
+                let duration = try #require(elapsed.duration)
+                #expect(duration < .milliseconds(50), "job \(job): the query ran \(duration) after the cancel")
+            }
+            #expect(try await db.fetchOne(Int.self, sql: "SELECT 42") == 42)
+        }
+    }
+
+    @Test func anInsertBegunAfterTheCancelInsertsNothing() async throws {
+        try await DatabaseTestSupport.withDatabase { db in
+            try await db.createTable(for: Item.self)
+            let result = await cancelWhileWaiting { waitForCancel in
+                try await db.writeWithoutTransaction { conn in
+                    waitForCancel()
+                    try conn.execute(Self.halfSecondInsert)
+                }
+            }
+            #expect(isCancellation(result), "\(result)")
+            #expect(try await db.count(Item.self) == 0)
+        }
+    }
+
+    @Test func aScriptBegunAfterTheCancelRunsNothing() async throws {
+        try await DatabaseTestSupport.withDatabase { db in
+            try await db.createTable(for: Item.self)
+            let result = await cancelWhileWaiting { waitForCancel in
+                try await db.writeWithoutTransaction { conn in
+                    waitForCancel()
+                    try conn.execute(script: "INSERT INTO items(n) VALUES (1); INSERT INTO items(n) VALUES (2)")
+                }
+            }
+            #expect(isCancellation(result), "\(result)")
+            #expect(try await db.count(Item.self) == 0)
+        }
+    }
+
+    @Test func aWriteGoingOnAfterTheCancelCommitsNothing() async throws {
+        try await DatabaseTestSupport.withDatabase { db in
+            try await db.createTable(for: Item.self)
+            let codes = Recorded<SQLiteError.Code?>([])
+            let result = await cancelWhileWaiting { waitForCancel in
+                try await db.write { conn in
+                    try conn.insert(Item(id: nil, n: 1))
+                    waitForCancel()
+                    // Each statement after the cancel throws; a closure that catches the errors and
+                    // goes on still commits nothing.
+                    for n in 2...4 {
+                        do {
+                            try conn.insert(Item(id: nil, n: n))
+                            codes.append(nil)
+                        } catch {
+                            codes.append((error as? SQLiteError)?.code)
+                        }
+                    }
+                }
+            }
+            #expect(isCancellation(result), "\(result)")
+            #expect(codes.value == [.interrupt, .interrupt, .interrupt])
+            #expect(try await db.count(Item.self) == 0)
+            try await db.insert(Item(id: nil, n: 5))
+            #expect(try await db.fetchAll(Item.self).map(\.n) == [5])
+        }
+    }
+
+    @Test func aCancelBetweenStatementsOfWriteWithoutTransactionIsNotLost() async throws {
+        try await DatabaseTestSupport.withDatabase { db in
+            try await db.createTable(for: Item.self)
+            // Cancelled after both INSERTs: they keep their effect, and the job throws.
+            let after = await cancelWhileWaiting { waitForCancel in
+                try await db.writeWithoutTransaction { conn in
+                    try conn.insert(Item(id: nil, n: 1))
+                    try conn.insert(Item(id: nil, n: 2))
+                    waitForCancel()
+                }
+            }
+            #expect(isCancellation(after), "\(after)")
+            #expect(try await db.fetchAll(Item.self, orderBy: "id").map(\.n) == [1, 2])
+            // Cancelled between them: the first keeps its effect, the second never runs.
+            let between = await cancelWhileWaiting { waitForCancel in
+                try await db.writeWithoutTransaction { conn in
+                    try conn.insert(Item(id: nil, n: 3))
+                    waitForCancel()
+                    try conn.insert(Item(id: nil, n: 4))
+                }
+            }
+            #expect(isCancellation(between), "\(between)")
+            #expect(try await db.fetchAll(Item.self, orderBy: "id").map(\.n) == [1, 2, 3])
+        }
+    }
 }

@@ -20,8 +20,14 @@ import Foundation
 /// never on Swift's cooperative thread pool, so a slow query does not hold up other tasks.
 ///
 /// **Cancellation**: cancelling the task that awaits a `read` or `write` interrupts the statement it
-/// is running (`sqlite3_interrupt`), rolls the transaction back and throws `CancellationError`; the
-/// database stays usable. A task cancelled before its work starts throws at once.
+/// is running (`sqlite3_interrupt`), stops every statement of its closure that would start or step
+/// afterwards, rolls the transaction back and throws `CancellationError`; the database stays usable.
+/// A cancel is never lost: one that arrives between two statements, or after the last, still makes the
+/// job throw. A task cancelled before its work starts throws at once.
+///
+/// **Its connections are its own**: ``Connection/close()`` called inside a `read` or `write` closure
+/// does not close the connection; the job throws ``SQLiteError`` with code ``SQLiteError/Code/misuse``
+/// and rolls back, and the next job works. Close the database with ``close()``.
 ///
 /// **Locks held elsewhere**: when another process holds the write lock, a write waits up to
 /// ``Options/busyTimeout`` and then throws ``SQLiteError`` with code ``SQLiteError/Code/busy``,
@@ -111,6 +117,11 @@ public actor Database {
     /// another write of the same database: nesting a write inside a write is not possible, and nothing
     /// else runs on the writer while `body` holds it. Call the connection's own methods inside, and
     /// ``Connection/transaction(_:_:)`` for a savepoint.
+    ///
+    /// Once the task is cancelled, no statement of `body` starts: each throws
+    /// ``SQLiteError/Code/interrupt``, and the write rolls back and throws `CancellationError`, even
+    /// when `body` catches those errors. ``Connection/close()`` inside `body` does not close the
+    /// writer: the write throws ``SQLiteError/Code/misuse`` and rolls back.
     @discardableResult
     public func write<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
         try await performOnWriter(transaction: .immediate, body)
@@ -126,8 +137,9 @@ public actor Database {
     /// ```
     ///
     /// Each statement commits on its own. Cancelling the task interrupts the statement running at the
-    /// time and throws `CancellationError`; statements already done keep their effect. A transaction
-    /// `body` leaves open is rolled back.
+    /// time, stops every later statement of `body` before it starts, and throws `CancellationError`,
+    /// also when the cancel arrives between two statements or after the last one: statements that
+    /// completed before the cancel keep their effect. A transaction `body` leaves open is rolled back.
     @discardableResult
     public func writeWithoutTransaction<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
         try await performOnWriter(transaction: nil, body)
@@ -149,12 +161,24 @@ public actor Database {
     /// committed write. When every reader is busy, the read waits for one without blocking a thread
     /// (a read cancelled while it waits throws `CancellationError` as soon as it gets one, unrun).
     /// Without readers (an in-memory database, `readerCount` 0, or another journal mode), reads take
-    /// turns with writes on the writer connection.
+    /// turns with writes on the writer connection, and are read-only there too: a statement that would
+    /// write throws ``SQLiteError`` with code ``SQLiteError/Code/readOnly`` before it starts, as on a
+    /// reader, and nothing of the read is kept.
+    ///
+    /// Cancelling the task stops the read as it stops a write (see ``write(_:)``).
+    /// ``Connection/close()`` inside `body` does not close the connection: the read throws
+    /// ``SQLiteError/Code/misuse``.
     public nonisolated func read<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
         if let readers {
             return try await readers.read(body)
         }
-        return try await performOnWriter(transaction: .deferred, body)
+        return try await performOnWriter(transaction: .deferred, refusingWrites: true, body)
+    }
+
+    /// Runs `body` on the writer connection outside any transaction, with every write refused as in
+    /// ``read(_:)``: the batches of a ``DatabaseCursor`` on a database without readers.
+    func readOnWriterWithoutTransaction<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
+        try await performOnWriter(transaction: nil, refusingWrites: true, body)
     }
 
     // MARK: Closing
@@ -191,7 +215,8 @@ public actor Database {
 
     /// Runs `body` on the writer connection, on the actor's executor, interruptible by cancellation.
     private func performOnWriter<T: Sendable>(
-        transaction kind: Connection.TransactionKind?, _ body: @Sendable (Connection) throws -> T
+        transaction kind: Connection.TransactionKind?, refusingWrites: Bool = false,
+        _ body: @Sendable (Connection) throws -> T
     ) async throws -> T {
         try Task.checkCancellation()
         let gate = InterruptGate()
@@ -199,20 +224,21 @@ public actor Database {
             // The operation must call an isolated method of `self`: a closure that does not capture
             // `self` is not isolated to the actor, and would run on the global executor, away from
             // the writer's queue. Calling `runOnWriter` without `await` compiles only when it is.
-            try self.runOnWriter(gate: gate, transaction: kind, body)
+            try self.runOnWriter(gate: gate, transaction: kind, refusingWrites: refusingWrites, body)
         } onCancel: {
             gate.cancel()
         }
     }
 
     private func runOnWriter<T>(
-        gate: InterruptGate, transaction kind: Connection.TransactionKind?, _ body: (Connection) throws -> T
+        gate: InterruptGate, transaction kind: Connection.TransactionKind?, refusingWrites: Bool,
+        _ body: (Connection) throws -> T
     ) throws -> T {
         guard let writer, closing == nil else {
             throw DatabaseError.closed
         }
         defer { observationRegistry.writerDidRun(writer) }
-        return try gate.perform(on: writer, transaction: kind, body)
+        return try gate.perform(on: writer, transaction: kind, refusingWrites: refusingWrites, body)
     }
 
     // MARK: Opening

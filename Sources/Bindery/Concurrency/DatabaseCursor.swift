@@ -17,7 +17,8 @@
 /// when the iterating task is cancelled, which interrupts the statement and throws
 /// `CancellationError`. Every other read goes on meanwhile on the other readers; ``Database/close()``
 /// waits for a cursor being iterated to end. Without readers, the batches take turns with writes on
-/// the writer connection, and whether rows written meanwhile show up is not defined.
+/// the writer connection (read-only, as a ``Database/read(_:)`` there), and whether rows written
+/// meanwhile show up is not defined.
 ///
 /// Nothing runs until the first value is asked for, and a sequence can be iterated again: each
 /// iteration runs the query anew.
@@ -128,7 +129,7 @@ final class CursorDriver<Element: Decodable & Sendable> {
                 gate.cancel()
             }
         case .writer:
-            return try await database.writeWithoutTransaction(body)
+            return try await database.readOnWriterWithoutTransaction(body)
         case nil:
             throw CancellationError()
         }

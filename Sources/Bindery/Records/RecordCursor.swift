@@ -24,7 +24,7 @@ public final class RecordCursor<T: Decodable>: Cursor {
     /// The next value, or nil when there are no more rows.
     public func next() throws -> T? {
         guard let statement else { return nil }
-        try connection.checkOpen()
+        // `step` throws when the connection was closed (or interrupted) since the last row.
         do {
             if try statement.step() {
                 let decoder = self.decoder ?? RowDecoder.attached(to: statement, options: options, for: T.self)

@@ -54,7 +54,9 @@ extension Connection {
     private func preparesWithDoubleQuotedStrings(_ sql: String) -> Bool {
         guard (try? Connection.configureDoubleQuotedStrings(handle, accept: true)) != nil else { return false }
         defer { try? Connection.configureDoubleQuotedStrings(handle, accept: false) }
-        guard let statement = try? Statement(database: handle, sql: sql, persistent: false) else { return false }
+        guard let statement = try? Statement(database: handle, status: status, sql: sql, persistent: false) else {
+            return false
+        }
         statement.finalize()
         return true
     }

@@ -30,6 +30,9 @@ extension Connection {
     public func execute(script: String) throws {
         try checkOpen()
         try Statement.checkNoNUL(in: script)
+        if refusesWrites {
+            try turnOnQueryOnly()
+        }
         let bytes = Array(script.utf8)
         // The names of the savepoints this script opened and has not released, innermost last.
         var savepoints: [String] = []
@@ -58,7 +61,7 @@ extension Connection {
                 try checkUsable(sql: sql)
                 let control = transactionDepth > 0 ? TransactionControl(sql: bytes[offset..<end]) : .none
                 if control != .none {
-                    try Connection.checkScriptControl(control, sql: sql, savepoints: savepoints)
+                    try Connection.checkControl(control, sql: sql, savepoints: savepoints, inScript: true)
                 }
                 var result = sqlite3_step(statement)
                 while result == SQLITE_ROW { result = sqlite3_step(statement) }
@@ -71,10 +74,12 @@ extension Connection {
         }
     }
 
-    /// Throws when a transaction-control statement of a script inside a transaction scope could end
-    /// the scope's transaction or release the scope's savepoint: `savepoints` are those the script
-    /// opened itself.
-    private static func checkScriptControl(_ control: TransactionControl, sql: String, savepoints: [String]) throws {
+    /// Throws when a transaction-control statement run inside a transaction scope (alone, or in a
+    /// script when `inScript`) could end the scope's transaction or release the scope's savepoint:
+    /// `savepoints` are those the script, or the scope's single statements, opened themselves.
+    static func checkControl(
+        _ control: TransactionControl, sql: String, savepoints: [String], inScript: Bool
+    ) throws {
         let reason: String
         switch control {
         case .commit:
@@ -82,21 +87,24 @@ extension Connection {
         case .rollback:
             reason = "would end the transaction under the scope: throw an error from the body to roll it back"
         case .release(let name) where !savepoints.contains(name):
+            let opener = inScript ? "the script" : "a statement inside the scope"
             reason =
-                "releases a savepoint that the script did not open, which could be the scope's own (or hold it) "
-                + "and commit part of the transaction; a script may release only the savepoints it opened"
+                "releases a savepoint that \(opener) did not open, which could be the scope's own (or hold it) "
+                + "and commit part of the transaction; only savepoints opened inside the scope may be released"
         default:
             return
         }
+        let runner = inScript ? "a script run" : "a statement run"
+        let rest = inScript ? "it did not run, nor did any statement after it" : "it did not run"
         throw SQLiteError(
             code: .misuse,
-            message: "a script run inside a transaction scope (Database.write, Connection.transaction, a migration) "
-                + "cannot run this statement, which \(reason); it did not run, nor did any statement after it",
+            message: "\(runner) inside a transaction scope (Database.write, Connection.transaction, a migration) "
+                + "cannot run this statement, which \(reason); \(rest)",
             sql: sql)
     }
 
-    /// Updates the savepoints a script opened after `control` ran.
-    private static func track(_ control: TransactionControl, in savepoints: inout [String]) {
+    /// Updates the savepoints a script (or a scope's single statements) opened, for `control`.
+    static func track(_ control: TransactionControl, in savepoints: inout [String]) {
         switch control {
         case .savepoint(let name):
             savepoints.append(name)

@@ -16,7 +16,8 @@ import Foundation
 /// ```
 ///
 /// It is not `Sendable`: use it from the thread (or closure) that owns it. The connection closes
-/// exactly once, by ``close()`` or when it is deallocated, finalizing its prepared statements.
+/// exactly once, by ``close()`` or when it is deallocated, finalizing its prepared statements; one
+/// that a ``Database`` lends to a `read` or `write` closure does not close there (see ``close()``).
 public final class Connection {
     /// How a connection opens its database.
     public struct Options: Sendable, Hashable {
@@ -78,13 +79,28 @@ public final class Connection {
     public let options: Options
     /// The connection's prepared statements.
     let statementCache: StatementCache
+    /// What stops the connection's statements (closed, a refused close, an interrupt), shared with them.
+    let status = ConnectionStatus()
     /// Whether ``close()`` has run.
     public private(set) var isClosed = false
+    /// Whether the connection is lent to a job of its owner (``beginLending(closeRefusal:)``), during
+    /// which ``close()`` does not close it.
+    private(set) var isLent = false
+    /// Whether statements that would write are refused (``refusingWrites(_:)``).
+    var refusesWrites = false
+    /// Whether ``refusingWrites(_:)`` turned `PRAGMA query_only` on.
+    var isQueryOnly = false
     /// Per-connection state kept by the layers above (record SQL, coding options), by type.
     private var extensions: [ObjectIdentifier: AnyObject] = [:]
     /// How many ``transaction(_:_:)`` scopes (the transaction and its savepoints) are open; while it
     /// is above 0, SQLite being in autocommit mode means SQLite rolled the transaction back under them.
     private(set) var transactionDepth = 0
+    /// The savepoints that single statements opened inside the current transaction scope, innermost
+    /// last: only those may be released by a statement (see ``guardTransactionControl(of:)``).
+    var scopeSavepoints: [String] = []
+    /// Whether Bindery runs a transaction-control statement of its own (``runCached(_:)``), which the
+    /// check of ``guardTransactionControl(of:)`` lets through.
+    private var runsOwnControl = false
 
     /// Opens (and creates, unless read-only) the database file at `path`.
     ///
@@ -115,7 +131,7 @@ public final class Connection {
         self.handle = db
         self.path = path
         self.options = options
-        self.statementCache = StatementCache(database: db, capacity: options.statementCacheCapacity)
+        self.statementCache = StatementCache(database: db, status: status, capacity: options.statementCacheCapacity)
         do {
             try execute(script: "PRAGMA foreign_keys = \(options.foreignKeys ? "ON" : "OFF")")
         } catch {
@@ -138,20 +154,37 @@ public final class Connection {
     }
 
     /// Closes the connection, finalizing its statements. Later calls do nothing; using the connection
-    /// afterwards throws ``SQLiteError/Code/misuse``.
+    /// afterwards throws ``SQLiteError/Code/misuse``, and a transaction left open is rolled back.
+    ///
+    /// Closing is safe at any moment, even from code that runs while a statement is in use (a
+    /// `Decodable`'s `init(from:)` during a fetch, an `encode(to:)` during an insert, a cursor still
+    /// open): a statement in use is finalized only when its operation gives it back, and it never
+    /// steps again. The operation in progress throws ``SQLiteError/Code/misuse``.
+    ///
+    /// A connection that a ``Database`` lends to a `read` or `write` closure belongs to the database
+    /// and does not close: `close()` there stops every later statement of the closure with
+    /// ``SQLiteError/Code/misuse``, the job throws that error and rolls its transaction back, and the
+    /// connection goes on serving the database. Close the database with ``Database/close()``.
     public func close() {
         guard !isClosed else { return }
+        guard !isLent else {
+            status.raise(.closeRefused)
+            return
+        }
         isClosed = true
-        statementCache.finalizeAll()
+        status.raise(.closed)
+        // Statements lent out are finalized when they come back; until then `sqlite3_close_v2`
+        // keeps the connection as a zombie, whose statements never step (`status` says closed).
+        statementCache.removeAll()
         extensions.removeAll()
         sqlite3_close_v2(handle)
     }
 
-    /// Throws when the connection was closed.
+    /// Throws when the connection was closed, refused to close while lent, or was interrupted.
     @inline(__always)
     func checkOpen() throws {
-        if isClosed {
-            throw SQLiteError(code: .misuse, message: "the connection is closed")
+        guard _fastPath(status.isClear) else {
+            throw status.error(sql: nil)
         }
     }
 
@@ -160,7 +193,9 @@ public final class Connection {
     /// run in autocommit mode and commit on its own, apart from the rest of the transaction.
     @inline(__always)
     func checkUsable(sql: String?) throws {
-        try checkOpen()
+        guard _fastPath(status.isClear) else {
+            throw status.error(sql: sql)
+        }
         if transactionDepth > 0, sqlite3_get_autocommit(handle) != 0 {
             throw sql.map { Connection.rolledBackBySQLite.with(sql: $0) } ?? Connection.rolledBackBySQLite
         }
@@ -194,11 +229,41 @@ public final class Connection {
         statementCache.prepareCount
     }
 
-    /// Interrupts the statement running on this connection, from any thread; it fails with
-    /// ``SQLiteError/Code/interrupt``.
+    /// Interrupts the statement running on this connection, from any thread: it fails with
+    /// ``SQLiteError/Code/interrupt``, and so does every statement that starts or steps afterwards,
+    /// until ``clearInterrupt()``. An interrupt is never lost, even when no statement runs at the time.
+    ///
+    /// Call it only while the connection is lent (``beginLending(closeRefusal:)``): a lent connection
+    /// cannot close, so its handle is valid. It reads no state that the connection's thread writes.
     func interrupt() {
-        guard !isClosed else { return }
+        status.raise(.interrupted)
         sqlite3_interrupt(handle)
+    }
+
+    /// Lets statements run again after ``interrupt()``; call it on the connection's thread, once no
+    /// other thread can call ``interrupt()`` any more.
+    func clearInterrupt() {
+        status.lower(.interrupted)
+    }
+
+    /// Lends the connection to a job of its owner (a ``Database``'s `read` or `write`): until
+    /// ``endLending()``, ``close()`` does not close it but stops every later statement with
+    /// ``SQLiteError/Code/misuse`` and the message `closeRefusal`. Throws
+    /// ``SQLiteError/Code/misuse`` when the connection is closed already.
+    func beginLending(closeRefusal: String) throws {
+        try checkOpen()
+        status.closeRefusal = closeRefusal
+        isLent = true
+    }
+
+    /// Ends the lending: statements run again, and ``close()`` closes. Returns whether `close()` was
+    /// called meanwhile.
+    @discardableResult
+    func endLending() -> Bool {
+        isLent = false
+        let refused = status.flags.contains(.closeRefused)
+        status.lower(.closeRefused)
+        return refused
     }
 
     /// The per-connection state of type `T` kept by a layer above, made on first use.
@@ -230,6 +295,7 @@ public final class Connection {
         do {
             return try withCachedStatement(sql, body)
         } catch let error as SQLiteError where error.code == .schema {
+            try checkUsable(sql: sql)
             statementCache.removeAll()
             return try withCachedStatement(sql, body)
         }
@@ -238,7 +304,13 @@ public final class Connection {
     private func withCachedStatement<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
         let statement = try prepared(sql)
         defer { statementCache.release(statement) }
-        return try body(statement)
+        let result = try body(statement)
+        // `body` may have run user code (a decoder, an encoder) that closed the connection, after the
+        // statement's last step: the operation still fails.
+        guard _fastPath(status.isClear) else {
+            throw status.error(sql: sql)
+        }
+        return result
     }
 
     /// A statement for `sql` that the caller gives back with ``release(_:)`` (for cursors).
@@ -250,11 +322,19 @@ public final class Connection {
     /// The cached statement for `sql`; a failure to prepare it that comes from a double-quoted
     /// string in the schema says so (``explainingDoubleQuotedStrings(_:sql:)``).
     private func prepared(_ sql: String) throws -> Statement {
+        let statement: Statement
         do {
-            return try statementCache.statement(for: sql)
+            statement = try statementCache.statement(for: sql)
         } catch let error as SQLiteError {
             throw explainingUntrustedSchema(explainingDoubleQuotedStrings(error, sql: sql))
         }
+        if refusesWrites {
+            try guardWrites(of: statement)
+        }
+        if transactionDepth > 0, !runsOwnControl {
+            try guardTransactionControl(of: statement)
+        }
+        return statement
     }
 
     /// Gives back a statement from ``checkOutStatement(_:)``.
@@ -359,6 +439,10 @@ public final class Connection {
     /// ``SQLiteError`` with code ``SQLiteError/Code/abort`` until the outermost `transaction` returns,
     /// and that one throws too: nothing of the transaction is committed, not even its last statements.
     ///
+    /// Inside the transaction, a statement that would end it (`COMMIT`, `END`, `ROLLBACK`) or release
+    /// a savepoint the body did not open throws ``SQLiteError/Code/misuse`` before it runs, alone or in
+    /// a script: the transaction commits when `body` returns, or not at all.
+    ///
     /// ```swift
     /// try conn.transaction(.immediate) { conn in
     ///     try conn.execute("UPDATE accounts SET balance = balance - 10 WHERE id = ?", arguments: [1])
@@ -371,11 +455,15 @@ public final class Connection {
             return try savepoint(body)
         }
         try runCached("BEGIN \(kind.rawValue) TRANSACTION")
+        scopeSavepoints.removeAll(keepingCapacity: true)
         transactionDepth += 1
         defer { transactionDepth -= 1 }
         let result: T
         do {
             result = try body(self)
+            // `body` may have closed the connection (which rolled the transaction back), or been
+            // interrupted after its last statement.
+            try checkOpen()
         } catch {
             rollbackQuietly()
             throw error
@@ -400,6 +488,7 @@ public final class Connection {
         defer { transactionDepth -= 1 }
         do {
             let result = try body(self)
+            try checkOpen()
             guard isInTransaction else {
                 throw Connection.rolledBackBySQLite
             }
@@ -429,6 +518,8 @@ public final class Connection {
     /// Runs a statement without arguments through the statement cache (transaction control, which
     /// runs on every write).
     func runCached(_ sql: String) throws {
+        runsOwnControl = true
+        defer { runsOwnControl = false }
         try withStatement(sql) { try $0.run() }
     }
 

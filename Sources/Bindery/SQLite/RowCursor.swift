@@ -49,7 +49,7 @@ public final class RowCursor: Cursor {
     /// The next row, or nil when there are no more.
     public func next() throws -> Row? {
         guard let statement else { return nil }
-        try connection.checkOpen()
+        // `step` throws when the connection was closed (or interrupted) since the last row.
         do {
             if try statement.step() {
                 let columns = self.columns ?? RowColumns(names: statement.columnNames)

@@ -18,6 +18,10 @@ final class Statement {
     var isInUse = false
     /// Whether `sqlite3_finalize` has run; a finalized statement must not be touched.
     private(set) var isFinalized = false
+    /// The status of the statement's connection, checked before each step; once the statement is
+    /// finalized, ``ConnectionStatus/finalized``. Only `step` and `finalize` touch it, on the
+    /// connection's thread: no dynamic exclusivity check.
+    @exclusivity(unchecked) private(set) var status: ConnectionStatus
     /// The number of columns in a result row. Read it after stepping: SQLite re-prepares a statement
     /// whose schema changed inside `sqlite3_step`, and the columns may change with it.
     var columnCount: Int32 { sqlite3_column_count(handle) }
@@ -30,9 +34,13 @@ final class Statement {
     var isHeldByCache = false
     /// Per-statement data that the layers above attach (a decoder's column look-up, say).
     var attachment: AnyObject?
+    /// What the statement does to the transaction, read from its first words on first use (inside a
+    /// transaction scope only).
+    lazy var transactionControl = TransactionControl(sql: sql.utf8)
 
-    /// Prepares `sql`, which must hold exactly one statement and no NUL byte.
-    init(database: OpaquePointer, sql: String, persistent: Bool) throws {
+    /// Prepares `sql`, which must hold exactly one statement and no NUL byte, for the connection whose
+    /// status is `status`.
+    init(database: OpaquePointer, status: ConnectionStatus, sql: String, persistent: Bool) throws {
         try Statement.checkNoNUL(in: sql)
         var statement: OpaquePointer?
         var hasMore = false
@@ -62,6 +70,7 @@ final class Statement {
         }
         self.handle = statement
         self.database = database
+        self.status = status
         self.sql = sql
         self.isCached = persistent
         self.parameterCount = sqlite3_bind_parameter_count(statement)
@@ -107,14 +116,22 @@ final class Statement {
     func finalize() {
         guard !isFinalized else { return }
         isFinalized = true
+        status = ConnectionStatus.finalized
         sqlite3_finalize(handle)
     }
 
     // MARK: Running
 
     /// Steps once: `true` when a row is available, `false` when the statement is done.
+    ///
+    /// A statement whose connection was closed (or refused to close, or was interrupted) since the
+    /// last step, or that was finalized, does not step: it throws ``SQLiteError/Code/misuse`` (or
+    /// ``SQLiteError/Code/interrupt``) instead. The check costs one load and one branch per step.
     @inline(__always)
     func step() throws -> Bool {
+        guard _fastPath(status.isClear) else {
+            throw status.error(sql: sql)
+        }
         let code = sqlite3_step(handle)
         if code == SQLITE_ROW { return true }
         if code == SQLITE_DONE { return false }
@@ -235,6 +252,9 @@ final class Statement {
 
     /// Binds positional arguments after checking that they match the parameters one for one.
     func bind(arguments: [SQLiteValue]) throws {
+        guard status.isClear else {
+            throw status.error(sql: sql)
+        }
         guard arguments.count == Int(parameterCount) else {
             throw SQLiteError(
                 code: .range,
@@ -250,6 +270,9 @@ final class Statement {
     /// Binds named arguments; each key may be written with or without its prefix (`name` or `:name`).
     /// Every parameter must be named and given, and every key must name a parameter.
     func bind(namedArguments arguments: [String: SQLiteValue]) throws {
+        guard status.isClear else {
+            throw status.error(sql: sql)
+        }
         var used = Set<String>()
         for index in 1...max(parameterCount, 1) where index <= parameterCount {
             guard let name = parameterName(at: index) else {

@@ -17,9 +17,12 @@ final class StatementCache {
     private var last: Statement?
     private var clock: UInt64 = 0
     private let database: OpaquePointer
+    /// The connection's status, shared with every statement.
+    private let status: ConnectionStatus
 
-    init(database: OpaquePointer, capacity: Int = 128) {
+    init(database: OpaquePointer, status: ConnectionStatus, capacity: Int = 128) {
         self.database = database
+        self.status = status
         self.capacity = max(capacity, 1)
     }
 
@@ -42,7 +45,7 @@ final class StatementCache {
                 return cached
             }
             prepareCount += 1
-            let fresh = try Statement(database: database, sql: sql, persistent: false)
+            let fresh = try Statement(database: database, status: status, sql: sql, persistent: false)
             fresh.isInUse = true
             return fresh
         }
@@ -51,7 +54,7 @@ final class StatementCache {
             return try uncachedStatement(for: sql)
         }
         prepareCount += 1
-        let statement = try Statement(database: database, sql: sql, persistent: true)
+        let statement = try Statement(database: database, status: status, sql: sql, persistent: true)
         statement.isInUse = true
         statement.lastUse = clock
         statement.isHeldByCache = true
@@ -63,7 +66,7 @@ final class StatementCache {
     /// A statement that is not cached: for SQL run once, such as a migration's DDL.
     func uncachedStatement(for sql: String) throws -> Statement {
         prepareCount += 1
-        let statement = try Statement(database: database, sql: sql, persistent: false)
+        let statement = try Statement(database: database, status: status, sql: sql, persistent: false)
         statement.isInUse = true
         return statement
     }
@@ -86,16 +89,6 @@ final class StatementCache {
             if !statement.isInUse {
                 statement.finalize()
             }
-        }
-        statements.removeAll()
-        last = nil
-    }
-
-    /// Finalizes every statement, lent out or not; used when the connection closes.
-    func finalizeAll() {
-        for statement in statements.values {
-            statement.isHeldByCache = false
-            statement.finalize()
         }
         statements.removeAll()
         last = nil

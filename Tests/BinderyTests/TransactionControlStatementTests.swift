@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+@testable import Bindery
+
+/// Single statements inside a transaction scope cannot end its transaction or release its savepoint:
+/// the scope commits when its body returns, or not at all.
+@Suite struct TransactionControlStatementTests {
+    private struct Boom: Error {}
+
+    /// Runs `body` with the path of a database file holding `t(x INTEGER PRIMARY KEY)`, removed
+    /// afterwards; another connection reads what was committed.
+    private func withDatabaseFile(_ body: (String) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("bindery-control-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("db.sqlite").path
+        let setup = try Connection(path: path)
+        try setup.execute(script: "CREATE TABLE t(x INTEGER PRIMARY KEY)")
+        setup.close()
+        try await body(path)
+    }
+
+    private func committed(_ path: String) throws -> [Int] {
+        try Connection(path: path).fetchAll(Int.self, sql: "SELECT x FROM t ORDER BY x")
+    }
+
+    @Test(arguments: ["COMMIT", "END", "commit transaction", "ROLLBACK", "/* c */ rollback", "END TRANSACTION"])
+    func aStatementEndingTheTransactionInsideWriteIsRefusedBeforeItRuns(statement: String) async throws {
+        try await withDatabaseFile { path in
+            let db = try Database(path: path)
+            var refusal: SQLiteError?
+            do {
+                try await db.write { conn in
+                    try conn.execute("INSERT INTO t(x) VALUES (1)")
+                    try conn.execute(statement, arguments: [])
+                    try conn.execute("INSERT INTO t(x) VALUES (2)")
+                }
+            } catch let error as SQLiteError {
+                refusal = error
+            }
+            #expect(refusal?.code == .misuse)
+            #expect(refusal?.sql == statement)
+            #expect(try committed(path) == [])
+            // The database goes on: the next write commits.
+            try await db.write { try $0.execute("INSERT INTO t(x) VALUES (3)") }
+            #expect(try committed(path) == [3])
+            try await db.close()
+        }
+    }
+
+    @Test func aCaughtRefusalStillCommitsTheWholeWriteAndOnlyIt() async throws {
+        try await withDatabaseFile { path in
+            let conn = try Connection(path: path)
+            try conn.transaction(.immediate) { conn in
+                try conn.execute("INSERT INTO t(x) VALUES (1)")
+                #expect(throws: SQLiteError.self) { try conn.execute("COMMIT", arguments: []) }
+                #expect(conn.isInTransaction)
+                #expect(try committed(path) == [])
+                try conn.execute("INSERT INTO t(x) VALUES (2)")
+            }
+            #expect(try committed(path) == [1, 2])
+        }
+    }
+
+    @Test func releasingTheScopesSavepointIsRefused() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(script: "CREATE TABLE t(x INTEGER PRIMARY KEY)")
+        var refusal: SQLiteError?
+        do {
+            try conn.transaction { conn in
+                try conn.transaction { conn in
+                    try conn.execute("INSERT INTO t(x) VALUES (1)")
+                    do {
+                        try conn.execute("RELEASE bindery_savepoint_2", arguments: [])
+                    } catch let error as SQLiteError {
+                        refusal = error
+                    }
+                    throw Boom()
+                }
+            }
+        } catch is Boom {}
+        #expect(refusal?.code == .misuse)
+        #expect(refusal?.message.contains("did not open") == true)
+        #expect(try conn.fetchAll(Int.self, sql: "SELECT x FROM t") == [])
+    }
+
+    @Test func savepointsTheScopesStatementsOpenMayBeReleasedAndRolledBackTo() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(script: "CREATE TABLE t(x INTEGER PRIMARY KEY)")
+        try conn.transaction { conn in
+            try conn.execute("SAVEPOINT a", arguments: [])
+            try conn.execute("INSERT INTO t(x) VALUES (1)")
+            try conn.execute("ROLLBACK TO a", arguments: [])
+            try conn.execute("INSERT INTO t(x) VALUES (2)")
+            try conn.execute("RELEASE SAVEPOINT \"A\"", arguments: [])
+            // Released: a second release is refused before SQLite could release an outer savepoint.
+            #expect(throws: SQLiteError.self) { try conn.execute("RELEASE a", arguments: []) }
+        }
+        #expect(try conn.fetchAll(Int.self, sql: "SELECT x FROM t") == [2])
+    }
+
+    @Test func outsideAScopeTransactionControlRunsAsWritten() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(script: "CREATE TABLE t(x INTEGER PRIMARY KEY)")
+        try conn.execute("BEGIN", arguments: [])
+        try conn.execute("INSERT INTO t(x) VALUES (1)")
+        try conn.execute("COMMIT", arguments: [])
+        try conn.execute("BEGIN", arguments: [])
+        try conn.execute("INSERT INTO t(x) VALUES (2)")
+        try conn.execute("ROLLBACK", arguments: [])
+        #expect(!conn.isInTransaction)
+        #expect(try conn.fetchAll(Int.self, sql: "SELECT x FROM t") == [1])
+        // A refused statement gives its statement back: the cache lends it again afterwards.
+        try conn.transaction { conn in
+            _ = #expect(throws: SQLiteError.self) { try conn.execute("COMMIT", arguments: []) }
+        }
+        try conn.execute("BEGIN", arguments: [])
+        try conn.execute("COMMIT", arguments: [])
+    }
+}
