@@ -101,6 +101,8 @@ final class RowDecoder: Decoder {
     /// Decodes a `T` from the statement's current row.
     @inline(__always)
     func decodeRow<T: Decodable>(_ type: T.Type) throws -> T {
+        // Forget the row's values when it was read, before the statement steps or resets.
+        defer { values.pointee.endRow() }
         let kind = topLevelKind ?? RowDecoder.topLevelKind(of: T.self)
         topLevelKind = kind
         return try decodeRow(T.self, kind: kind)
