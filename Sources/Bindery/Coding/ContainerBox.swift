@@ -4,17 +4,51 @@
 /// has a layout the standard library does not publish, so copying one in code generic over `Key`
 /// looks up its metadata in the runtime's cache each time (some 300 instructions). ``value()`` is
 /// generic over the container type itself and finds that metadata in the box's class metadata.
-final class ContainerBox<Container> {
-    private let container: Container
+///
+/// The container lives in memory of its own rather than in a stored property: reading it, and asking
+/// whether it is shared, then pays for no exclusivity check and no closure.
+final class ContainerBox<Container>: AnyContainerBox {
+    private let storage: UnsafeMutablePointer<Container>
 
     init(_ container: Container) {
-        self.container = container
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: container)
+    }
+
+    deinit {
+        storage.deinitialize(count: 1)
+        storage.deallocate()
     }
 
     /// A copy of the container. Kept out of line: inlined into code generic over the key type, the
     /// copy would look the container type's metadata up again.
     @inline(never)
     func value() -> Container {
-        container
+        storage.pointee
+    }
+
+    /// Whether nothing but this box holds the container: no decoded value kept a copy of it.
+    ///
+    /// A `KeyedDecodingContainer` (or `KeyedEncodingContainer`) is one reference to the standard
+    /// library's box of the concrete container; every copy shares that box. When the container is one
+    /// counted reference and nothing else (the layout is checked, not assumed), its box's count says
+    /// whether a copy is still held; otherwise the answer is false, and the caller makes a new
+    /// container for each row, which is always safe.
+    override func isUnshared() -> Bool {
+        guard MemoryLayout<Container>.size == MemoryLayout<AnyObject>.size,
+            MemoryLayout<Container>.alignment == MemoryLayout<AnyObject>.alignment, !_isPOD(Container.self)
+        else {
+            return false
+        }
+        let reference = UnsafeMutableRawPointer(storage).assumingMemoryBound(to: AnyObject.self)
+        return isKnownUniquelyReferenced(&reference.pointee)
+    }
+}
+
+/// A ``ContainerBox`` of any container type.
+class AnyContainerBox {
+    /// Whether nothing but the box holds its container (see ``ContainerBox/isUnshared()``).
+    func isUnshared() -> Bool {
+        false
     }
 }
