@@ -5,8 +5,9 @@ import Testing
 
 /// Record operations that user code re-enters for the same type on the same connection: an
 /// `encode(to:)` that inserts another record of its own type, an `init(from:)` that fetches its own
-/// type. Each operation keeps its own row: the outer record is stored and read as it is.
-@Suite struct ReentrantRecordTests {
+/// type. Each operation keeps its own row: the outer record is stored and read as it is. Serialized:
+/// the tests share `Spawning.connection`.
+@Suite(.serialized) struct ReentrantRecordTests {
     /// A record whose `encode(to:)` inserts a child of its own type (after its own keys) when its name
     /// starts with "outer": by a bulk insert when it starts with "outer bulk".
     struct Spawning: Record, Equatable {
