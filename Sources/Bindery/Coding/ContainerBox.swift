@@ -7,7 +7,7 @@
 ///
 /// The container lives in memory of its own rather than in a stored property: reading it, and asking
 /// whether it is shared, then pays for no exclusivity check and no closure.
-final class ContainerBox<Container>: AnyContainerBox {
+final class ContainerBox<Container> {
     private let storage: UnsafeMutablePointer<Container>
 
     init(_ container: Container) {
@@ -27,28 +27,19 @@ final class ContainerBox<Container>: AnyContainerBox {
         storage.pointee
     }
 
-    /// Whether nothing but this box holds the container: no decoded value kept a copy of it.
+    /// The container as the one counted reference it is made of, or nil when its layout is anything
+    /// else: its count says whether a copy of the container is held outside the box.
     ///
     /// A `KeyedDecodingContainer` (or `KeyedEncodingContainer`) is one reference to the standard
-    /// library's box of the concrete container; every copy shares that box. When the container is one
-    /// counted reference and nothing else (the layout is checked, not assumed), its box's count says
-    /// whether a copy is still held; otherwise the answer is false, and the caller makes a new
-    /// container for each row, which is always safe.
-    override func isUnshared() -> Bool {
+    /// library's box of the concrete container, and every copy shares that box. The layout is checked
+    /// here, not assumed; when it does not hold, the caller treats the container as shared, which is
+    /// always safe.
+    var reference: UnsafeMutablePointer<AnyObject>? {
         guard MemoryLayout<Container>.size == MemoryLayout<AnyObject>.size,
             MemoryLayout<Container>.alignment == MemoryLayout<AnyObject>.alignment, !_isPOD(Container.self)
         else {
-            return false
+            return nil
         }
-        let reference = UnsafeMutableRawPointer(storage).assumingMemoryBound(to: AnyObject.self)
-        return isKnownUniquelyReferenced(&reference.pointee)
-    }
-}
-
-/// A ``ContainerBox`` of any container type.
-class AnyContainerBox {
-    /// Whether nothing but the box holds its container (see ``ContainerBox/isUnshared()``).
-    func isUnshared() -> Bool {
-        false
+        return UnsafeMutableRawPointer(storage).assumingMemoryBound(to: AnyObject.self)
     }
 }

@@ -36,6 +36,11 @@ final class RowDecoder: Decoder {
     /// read for every field, they must not pay for the exclusivity checks of a class's stored `var`s.
     private struct KeyOrder {
         var position = 0
+        /// Whether the reused keyed container was handed out since the last row ended.
+        var handedOut = false
+        /// The reused keyed container's counted reference (see ``ContainerBox/reference``); nil when
+        /// there is none or it cannot be checked.
+        var containerReference: UnsafeMutablePointer<AnyObject>?
         var keys: [String] = []
         var columns: [Int32] = []
     }
@@ -49,7 +54,7 @@ final class RowDecoder: Decoder {
     private var lookup: [String: (column: Int32, position: Int)] = [:]
     /// The keyed container of the first key type asked for, reused row after row while no decoded value
     /// keeps it.
-    private var containerCache: AnyContainerBox?
+    private var containerCache: AnyObject?
     private var cachedKeyType: ObjectIdentifier?
     /// The tag table of that key type's container, when its keys are plain enum cases.
     private var keyTags: KeyTagTable?
@@ -122,9 +127,19 @@ final class RowDecoder: Decoder {
     private func endRow() {
         generations[RowGenerations.row] &+= 1
         values.pointee.endRow()
-        if let containerCache, !containerCache.isUnshared() {
-            dropKeptContainer()
+        if order.pointee.handedOut {
+            order.pointee.handedOut = false
+            if !Self.isUnshared(order.pointee.containerReference) {
+                dropKeptContainer()
+            }
         }
+    }
+
+    /// Whether nothing but the decoder's box holds the container whose reference this is (nil: unknown).
+    @inline(__always)
+    private static func isUnshared(_ reference: UnsafeMutablePointer<AnyObject>?) -> Bool {
+        guard let reference else { return false }
+        return isKnownUniquelyReferenced(&reference.pointee)
     }
 
     /// Forgets the reused keyed container, which a decoded value kept: the copy it holds refuses to
@@ -132,6 +147,7 @@ final class RowDecoder: Decoder {
     @inline(never)
     private func dropKeptContainer() {
         generations[RowGenerations.kept] &+= 1
+        order.pointee.containerReference = nil
         containerCache = nil
         cachedKeyType = nil
         keyTags = nil
@@ -398,6 +414,7 @@ final class RowDecoder: Decoder {
         // first row serves every row while no decoded value keeps it: no allocation and no generic
         // metadata look-up per row.
         if let cached = containerCache, cachedKeyType == ObjectIdentifier(Key.self) {
+            order.pointee.handedOut = true
             return unsafeDowncast(cached, to: ContainerBox<KeyedDecodingContainer<Key>>.self).value()
         }
         return makeContainer(keyedBy: Key.self)
@@ -417,7 +434,10 @@ final class RowDecoder: Decoder {
         let container = KeyedDecodingContainer(
             RowKeyedDecodingContainer<Key>(decoder: self, tags: tags, generation: counter))
         if reused {
-            containerCache = ContainerBox(container)
+            let box = ContainerBox(container)
+            containerCache = box
+            order.pointee.containerReference = box.reference
+            order.pointee.handedOut = true
             cachedKeyType = ObjectIdentifier(Key.self)
             keyTags = tags
         }
