@@ -101,6 +101,59 @@ import Testing
         #expect(try conn.fetchAll(Accented.self, sql: "SELECT * FROM accented") == [Accented(é: 1, É: "fourth")])
     }
 
+    /// Reads "é" and "É" by hand, through a ``ColumnReader``.
+    struct ReadByHand: ColumnDecodable, Equatable {
+        var lower: Int
+        var upper: Int
+
+        init(lower: Int, upper: Int) {
+            self.lower = lower
+            self.upper = upper
+        }
+
+        init(columns: ColumnReader) throws {
+            lower = try columns.decode(Int.self, forKey: "é")
+            upper = try columns.decode(Int.self, forKey: "É")
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: AnyKey.self)
+            lower = try container.decode(Int.self, forKey: AnyKey("é"))
+            upper = try container.decode(Int.self, forKey: AnyKey("É"))
+        }
+    }
+
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    @Test func accentedCapitalsAreDistinctOnEveryReadingPath() throws {
+        let conn = try Self.connection()
+        // fetchOne, cursors of records and of rows, ColumnReader, keys that are no enum cases.
+        #expect(try conn.fetchOne(Lower.self, sql: "SELECT * FROM uni") == Lower(é: 2))
+        #expect(try conn.fetchOne(Upper.self, sql: "SELECT * FROM uni") == Upper(É: 1))
+        #expect(try conn.fetchCursor(Lower.self, sql: "SELECT * FROM uni").collect() == [Lower(é: 2)])
+        #expect(try conn.fetchCursor(Upper.self, sql: "SELECT * FROM uni").collect() == [Upper(É: 1)])
+        let row = try #require(try conn.rowCursor("SELECT * FROM uni", arguments: []).next())
+        #expect(try row["é"] as Int64 == 2)
+        #expect(try row["É"] as Int64 == 1)
+        #expect(try conn.fetchOne(ReadByHand.self, sql: "SELECT * FROM uni") == ReadByHand(lower: 2, upper: 1))
+        #expect(try conn.fetchAll(ReadByHand.self, sql: "SELECT * FROM uni") == [ReadByHand(lower: 2, upper: 1)])
+        #expect(
+            try conn.fetchCursor(ReadByHand.self, sql: "SELECT * FROM uni").next() == ReadByHand(lower: 2, upper: 1))
+        // Records: read back through RETURNING, by key, and through a cursor.
+        let stored = try conn.insert(Accented(é: 7, É: "seven"))
+        #expect(stored == Accented(é: 7, É: "seven"))
+        #expect(try conn.insertAndFetch(contentsOf: [Accented(é: 8, É: "eight")]) == [Accented(é: 8, É: "eight")])
+        #expect(try conn.find(Accented.self, id: 8) == Accented(é: 8, É: "eight"))
+        #expect(try conn.fetchOne(Accented.self, where: "\"É\" = \("seven")") == Accented(é: 7, É: "seven"))
+        #expect(try conn.fetchCursor(Accented.self, orderBy: "\"é\"").collect().map(\.É) == ["seven", "eight"])
+    }
+
     @Test func observedRegionsFoldAsciiOnly() {
         let region = DatabaseRegion(tables: ["Books", "É"])
         #expect(region.contains("BOOKS"))

@@ -86,7 +86,7 @@ import Testing
             try await db.createTable(for: Item.self)
             let (result, latency) = await cancelLongRead(db)
             #expect(isCancellation(result), "\(result)")
-            #expect(latency < .milliseconds(100), "the read ended \(latency) after the cancel")
+            #expect(latency < .seconds(1), "the read ended \(latency) after the cancel")
             // The next queries work, on every reader.
             for _ in 0..<4 {
                 #expect(try await db.fetchOne(Int.self, sql: "SELECT 42") == 42)
@@ -100,7 +100,7 @@ import Testing
         let db = try Database.inMemory()
         let (result, latency) = await cancelLongRead(db)
         #expect(isCancellation(result), "\(result)")
-        #expect(latency < .milliseconds(100), "the query ended \(latency) after the cancel")
+        #expect(latency < .seconds(1), "the query ended \(latency) after the cancel")
         #expect(try await db.fetchOne(Int.self, sql: "SELECT 42") == 42)
         try await db.close()
     }
@@ -118,7 +118,7 @@ import Testing
                 }
             }
             #expect(isCancellation(result), "\(result)")
-            #expect(latency < .milliseconds(100), "the write ended \(latency) after the cancel")
+            #expect(latency < .seconds(1), "the write ended \(latency) after the cancel")
             #expect(try await db.count(Item.self) == 1)
             let inTransaction = try await db.writeWithoutTransaction { conn in conn.isInTransaction }
             #expect(!inTransaction)
@@ -301,7 +301,8 @@ import Testing
             let full = Elapsed()
             _ = try await db.read { conn in try full.measure { try conn.fetchOne(Int.self, sql: Self.halfSecondQuery) }
             }
-            #expect(try #require(full.duration) > .milliseconds(200))
+            let fullDuration = try #require(full.duration)
+            #expect(fullDuration > .milliseconds(200))
             for job in 0..<3 {
                 let elapsed = Elapsed()
                 let result = await cancelWhileWaiting { waitForCancel in
@@ -317,7 +318,8 @@ import Testing
                 }
                 #expect(isCancellation(result), "job \(job): \(result)")
                 let duration = try #require(elapsed.duration)
-                #expect(duration < .milliseconds(50), "job \(job): the query ran \(duration) after the cancel")
+                // A third of the uncancelled run: a query that ran would take it all, on a busy machine too.
+                #expect(duration < fullDuration / 3, "job \(job): the query ran \(duration) after the cancel")
             }
             #expect(try await db.fetchOne(Int.self, sql: "SELECT 42") == 42)
         }

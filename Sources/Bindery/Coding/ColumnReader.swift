@@ -14,19 +14,19 @@ import Foundation
 /// A reader is only valid during the `init(columns:)` call it is passed to: one kept and used later throws.
 public struct ColumnReader {
     private let decoder: RowDecoder
-    /// The `init(columns:)` call the reader was made for.
+    /// The row the reader was made for (see ``RowDecoder/rowGeneration``).
     private let generation: UInt64
 
     init(decoder: RowDecoder) {
         self.decoder = decoder
-        self.generation = decoder.readerGeneration
+        self.generation = decoder.rowGeneration
     }
 
     /// The column of `key`; negative when the row has none or several. A reader kept past its `init(columns:)` call
     /// throws rather than read a row that is gone.
     @inline(__always)
     private func lookUp(_ key: String) throws -> Int32 {
-        guard decoder.readerGeneration == generation else { throw Self.expired(key) }
+        guard decoder.rowGeneration == generation else { throw Self.expired(key) }
         return decoder.column(for: key)
     }
 

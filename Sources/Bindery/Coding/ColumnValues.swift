@@ -1,31 +1,53 @@
 import CSQLite
 
-/// The values of the current row's columns, found with one call into SQLite per row.
+/// The values of the current row's columns, found with one call into SQLite per row, two with the guard.
 ///
 /// `sqlite3_column_value` costs a trip through SQLite's API layer (its mutex and error bookkeeping)
 /// for every column. SQLite keeps a result row's values side by side, one `sqlite3_value` after the
 /// other (the registers that its `ResultRow` instruction hands out), so once the first column's value is
 /// known, the others are a multiplication away. The spacing is measured on the first row, and checked
 /// for every column there; when it does not hold (fewer than two columns, say) each value is asked
-/// for with `sqlite3_column_value`. The values are unprotected and valid until the statement steps.
+/// for with `sqlite3_column_value`. On every later row the last column's value is asked for too and
+/// compared with the computed one (``lastColumnMatches(handle:count:base:stride:)``): a row laid out
+/// otherwise turns the spacing off for good. The row's first value is forgotten when each row starts
+/// (``newRow()``) and when it ends (``endRow()``), so that no step or reset of the statement leaves a
+/// stale one behind. The values are unprotected and valid until the statement steps.
 struct ColumnValues {
     /// Marks a spacing not measured yet.
     private static let unmeasured = -1
     private let handle: OpaquePointer
     private let count: Int32
     /// Bytes from one column's value to the next, 0 when they are not evenly spaced.
-    private var stride = ColumnValues.unmeasured
+    private var stride: Int
     /// The first column's value in the current row, nil until a value of the row is asked for.
     private var first: UnsafeMutableRawPointer?
 
     init(handle: OpaquePointer, count: Int32) {
         self.handle = handle
         self.count = count
+        self.stride = ColumnValues.unmeasured
     }
+
+    /// Values whose spacing is taken as given, not measured: how tests check that a wrong spacing is
+    /// caught by the guard.
+    init(handle: OpaquePointer, count: Int32, assumedStride: Int) {
+        self.handle = handle
+        self.count = count
+        self.stride = assumedStride
+    }
+
+    /// Whether the values are computed from the first one (false once the guard turned that off).
+    var usesStride: Bool { stride > 0 }
 
     /// Forgets the current row's values: call it before reading each row.
     @inline(__always)
     mutating func newRow() {
+        first = nil
+    }
+
+    /// Forgets the current row's values: call it when the row was read, before the statement steps.
+    @inline(__always)
+    mutating func endRow() {
         first = nil
     }
 
@@ -41,7 +63,7 @@ struct ColumnValues {
     }
 
     /// The value of `column` when the row's first value is not known yet: finds it, and the spacing on
-    /// the first row read.
+    /// the first row read; checks the spacing against the row's last column.
     @inline(never)
     private mutating func firstValue(_ column: Int32) -> OpaquePointer? {
         if stride == ColumnValues.unmeasured {
@@ -51,8 +73,22 @@ struct ColumnValues {
             return sqlite3_column_value(handle, column)
         }
         let base = UnsafeMutableRawPointer(start)
+        guard Self.lastColumnMatches(handle: handle, count: count, base: base, stride: stride) else {
+            // This row is not laid out as the first one was: ask SQLite for every value from now on.
+            stride = 0
+            return sqlite3_column_value(handle, column)
+        }
         first = base
         return OpaquePointer(base + Int(column) &* stride)
+    }
+
+    /// Whether the last column's value of the current row is where `base` and `stride` put it: the
+    /// guard run on every row before a value is computed.
+    static func lastColumnMatches(handle: OpaquePointer, count: Int32, base: UnsafeMutableRawPointer, stride: Int)
+        -> Bool
+    {
+        guard count >= 1, let last = sqlite3_column_value(handle, count - 1) else { return false }
+        return UnsafeMutableRawPointer(last) == base + Int(count - 1) &* stride
     }
 
     /// The spacing of the current row's values, or 0 when they are not evenly spaced.

@@ -4,17 +4,42 @@
 /// has a layout the standard library does not publish, so copying one in code generic over `Key`
 /// looks up its metadata in the runtime's cache each time (some 300 instructions). ``value()`` is
 /// generic over the container type itself and finds that metadata in the box's class metadata.
+///
+/// The container lives in memory of its own rather than in a stored property: reading it, and asking
+/// whether it is shared, then pays for no exclusivity check and no closure.
 final class ContainerBox<Container> {
-    private let container: Container
+    private let storage: UnsafeMutablePointer<Container>
 
     init(_ container: Container) {
-        self.container = container
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: container)
+    }
+
+    deinit {
+        storage.deinitialize(count: 1)
+        storage.deallocate()
     }
 
     /// A copy of the container. Kept out of line: inlined into code generic over the key type, the
     /// copy would look the container type's metadata up again.
     @inline(never)
     func value() -> Container {
-        container
+        storage.pointee
+    }
+
+    /// The container as the one counted reference it is made of, or nil when its layout is anything
+    /// else: its count says whether a copy of the container is held outside the box.
+    ///
+    /// A `KeyedDecodingContainer` (or `KeyedEncodingContainer`) is one reference to the standard
+    /// library's box of the concrete container, and every copy shares that box. The layout is checked
+    /// here, not assumed; when it does not hold, the caller treats the container as shared, which is
+    /// always safe.
+    var reference: UnsafeMutablePointer<AnyObject>? {
+        guard MemoryLayout<Container>.size == MemoryLayout<AnyObject>.size,
+            MemoryLayout<Container>.alignment == MemoryLayout<AnyObject>.alignment, !_isPOD(Container.self)
+        else {
+            return nil
+        }
+        return UnsafeMutableRawPointer(storage).assumingMemoryBound(to: AnyObject.self)
     }
 }

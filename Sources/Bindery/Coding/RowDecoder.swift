@@ -14,6 +14,10 @@ import Foundation
 /// Not supported, with a `DecodingError` that says so: `nestedContainer(keyedBy:forKey:)` and
 /// `nestedUnkeyedContainer(forKey:)` (a row is flat; decode the property as a `Decodable` type of its
 /// own, which is read from JSON), and keyed or unkeyed containers of `superDecoder(forKey:)`.
+///
+/// The decoder and its containers read one row, during the `init(from:)` call that decodes it: a
+/// container (or the decoder) kept and used afterwards throws `DecodingError.dataCorrupted` saying so,
+/// and reads nothing (see ``RowGenerations``).
 final class RowDecoder: Decoder {
     /// The statement whose current row is decoded; the decoder never outlives its use of it.
     let handle: OpaquePointer
@@ -32,17 +36,24 @@ final class RowDecoder: Decoder {
     /// read for every field, they must not pay for the exclusivity checks of a class's stored `var`s.
     private struct KeyOrder {
         var position = 0
-        /// Counts the `init(columns:)` calls that ended: a ``ColumnReader`` made during one holds the
-        /// count it started with and refuses to read once it has changed.
-        var readerGeneration: UInt64 = 0
+        /// Whether the reused keyed container was handed out since the last row ended.
+        var handedOut = false
+        /// The reused keyed container's counted reference (see ``ContainerBox/reference``); nil when
+        /// there is none or it cannot be checked.
+        var containerReference: UnsafeMutablePointer<AnyObject>?
         var keys: [String] = []
         var columns: [Int32] = []
     }
     private let order: UnsafeMutablePointer<KeyOrder>
+    /// The decoder's counters (see ``RowGenerations``): ``RowGenerations/row`` is odd while a row is
+    /// decoded and moves on when it starts and ends; ``RowGenerations/kept`` moves on when the reused
+    /// keyed container was kept past its row.
+    let generations: UnsafeMutablePointer<UInt64>
     /// The current row's values, behind a pointer for the same reason.
     let values: UnsafeMutablePointer<ColumnValues>
     private var lookup: [String: (column: Int32, position: Int)] = [:]
-    /// The keyed container of the first key type asked for, reused row after row.
+    /// The keyed container of the first key type asked for, reused row after row while no decoded value
+    /// keeps it.
     private var containerCache: AnyObject?
     private var cachedKeyType: ObjectIdentifier?
     /// The tag table of that key type's container, when its keys are plain enum cases.
@@ -77,9 +88,11 @@ final class RowDecoder: Decoder {
         self.order.initialize(to: KeyOrder())
         self.values = .allocate(capacity: 1)
         self.values.initialize(to: ColumnValues(handle: statement.handle, count: statement.columnCount))
+        self.generations = RowGenerations.take()
     }
 
     deinit {
+        RowGenerations.giveBack(generations)
         order.deinitialize(count: 1)
         order.deallocate()
         values.deinitialize(count: 1)
@@ -101,9 +114,58 @@ final class RowDecoder: Decoder {
     /// Decodes a `T` from the statement's current row.
     @inline(__always)
     func decodeRow<T: Decodable>(_ type: T.Type) throws -> T {
+        generations[RowGenerations.row] &+= 1
+        defer { endRow() }
         let kind = topLevelKind ?? RowDecoder.topLevelKind(of: T.self)
         topLevelKind = kind
         return try decodeRow(T.self, kind: kind)
+    }
+
+    /// Ends the row: its values are forgotten before the statement steps or resets, and its containers
+    /// refuse to read from now on. The reused keyed container is dropped if a decoded value kept it.
+    @inline(__always)
+    private func endRow() {
+        generations[RowGenerations.row] &+= 1
+        values.pointee.endRow()
+        if order.pointee.handedOut {
+            order.pointee.handedOut = false
+            if !Self.isUnshared(order.pointee.containerReference) {
+                dropKeptContainer()
+            }
+        }
+    }
+
+    /// Whether nothing but the decoder's box holds the container whose reference this is (nil: unknown).
+    @inline(__always)
+    private static func isUnshared(_ reference: UnsafeMutablePointer<AnyObject>?) -> Bool {
+        guard let reference else { return false }
+        return isKnownUniquelyReferenced(&reference.pointee)
+    }
+
+    /// Forgets the reused keyed container, which a decoded value kept: the copy it holds refuses to
+    /// read, and the next row gets a new one.
+    @inline(never)
+    private func dropKeptContainer() {
+        generations[RowGenerations.kept] &+= 1
+        order.pointee.containerReference = nil
+        containerCache = nil
+        cachedKeyType = nil
+        keyTags = nil
+    }
+
+    /// Whether a row is being decoded.
+    @inline(__always)
+    var isInRow: Bool { generations[RowGenerations.row] & 1 == 1 }
+
+    /// The error for a container, or the decoder, used after the row it was made for.
+    @inline(never)
+    static func expired(_ what: String, codingPath: [any CodingKey] = []) -> DecodingError {
+        .dataCorrupted(
+            .init(
+                codingPath: codingPath,
+                debugDescription:
+                    "\(what) was used after its row: a decoder and its containers read one row, during the "
+                    + "init(from:) call that decodes it; decode the values there instead of keeping the container"))
     }
 
     /// Decodes a `T` from the current row, as a type of the given kind.
@@ -215,14 +277,14 @@ final class RowDecoder: Decoder {
     /// Decodes the current row with `init(columns:)`.
     @inline(__always)
     private func decodeColumns<T: Decodable>(_ type: T.Type, _ columnDecodable: any ColumnDecodable.Type) throws -> T {
-        // A reader kept past this call refuses to read (see ColumnReader).
-        defer { order.pointee.readerGeneration &+= 1 }
-        return try columnDecodable.decode(columns: ColumnReader(decoder: self), as: T.self)
+        // A reader kept past its row refuses to read (see ColumnReader).
+        try columnDecodable.decode(columns: ColumnReader(decoder: self), as: T.self)
     }
 
-    /// The generation of the ``ColumnReader`` now reading.
+    /// The current row's generation: a ``ColumnReader``, a column decoder or an unkeyed container holds
+    /// the one it was made in, and refuses to read once it has changed.
     @inline(__always)
-    var readerGeneration: UInt64 { order.pointee.readerGeneration }
+    var rowGeneration: UInt64 { generations[RowGenerations.row] }
 
     /// Decodes the current row with `init(columns:)` and, when `T` is also `Encodable`, with
     /// `init(from:)` too, and checks that the two values encode to the same columns; returns the
@@ -347,9 +409,12 @@ final class RowDecoder: Decoder {
     // MARK: Decoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard isInRow else { throw Self.expired("the row decoder") }
         // The container holds no state of its own (it reads the decoder's), so the one made for the
-        // first row serves every row: no allocation and no generic metadata look-up per row.
+        // first row serves every row while no decoded value keeps it: no allocation and no generic
+        // metadata look-up per row.
         if let cached = containerCache, cachedKeyType == ObjectIdentifier(Key.self) {
+            order.pointee.handedOut = true
             return unsafeDowncast(cached, to: ContainerBox<KeyedDecodingContainer<Key>>.self).value()
         }
         return makeContainer(keyedBy: Key.self)
@@ -362,10 +427,17 @@ final class RowDecoder: Decoder {
         // Only the container that is kept gets a tag table, which is kept with it: the container holds
         // nothing but a pointer into the table, so a table made for a container that is not kept would
         // be freed while the container still writes to it.
-        let tags = KeyTagTable.isTaggable(Key.self) && containerCache == nil ? KeyTagTable() : nil
-        let container = KeyedDecodingContainer(RowKeyedDecodingContainer<Key>(decoder: self, tags: tags))
-        if containerCache == nil {
-            containerCache = ContainerBox(container)
+        let reused = containerCache == nil
+        let tags = KeyTagTable.isTaggable(Key.self) && reused ? KeyTagTable() : nil
+        // The reused container is valid until a decoded value keeps it; any other one, until its row ends.
+        let counter = generations + (reused ? RowGenerations.kept : RowGenerations.row)
+        let container = KeyedDecodingContainer(
+            RowKeyedDecodingContainer<Key>(decoder: self, tags: tags, generation: counter))
+        if reused {
+            let box = ContainerBox(container)
+            containerCache = box
+            order.pointee.containerReference = box.reference
+            order.pointee.handedOut = true
             cachedKeyType = ObjectIdentifier(Key.self)
             keyTags = tags
         }
@@ -373,10 +445,12 @@ final class RowDecoder: Decoder {
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        RowUnkeyedDecodingContainer(decoder: self)
+        guard isInRow else { throw Self.expired("the row decoder") }
+        return RowUnkeyedDecodingContainer(decoder: self)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        guard isInRow else { throw Self.expired("the row decoder") }
         guard columnCount > 0 else {
             throw DecodingError.valueNotFound(
                 Any.self, .init(codingPath: [], debugDescription: "the statement returns no column"))

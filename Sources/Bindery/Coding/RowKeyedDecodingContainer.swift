@@ -4,28 +4,45 @@ import Foundation
 /// The keyed container of ``RowDecoder``: each key reads the column of that name.
 struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     // The container holds no reference that needs counting: the standard library's container box
-    // copies it on every call with a plain memory copy. It lives only inside the `init(from:)` call
-    // that the decoder makes, and the decoder (which owns the tag table) outlives that call.
+    // copies it on every call with a plain memory copy. It reads its decoder (which owns the tag table
+    // and the row's values) only after checking its counter (see RowGenerations), which never goes
+    // away: a container kept past its row throws, and touches neither the decoder nor its memory.
     private let decoderReference: Unmanaged<RowDecoder>
+    /// The counter that says whether the container is still valid, and the value it must hold.
+    private let generation: UnsafeMutablePointer<UInt64>
+    private let expected: UInt64
     /// The row's values, for the fast paths that read a column straight from SQLite.
     private let values: UnsafeMutablePointer<ColumnValues>
     /// Columns by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
     private let tags: UnsafeMutablePointer<Int32>?
     var codingPath: [any CodingKey] { [] }
 
-    init(decoder: RowDecoder, tags: KeyTagTable?) {
+    init(decoder: RowDecoder, tags: KeyTagTable?, generation: UnsafeMutablePointer<UInt64>) {
         self.decoderReference = Unmanaged.passUnretained(decoder)
         self.values = decoder.values
         self.tags = tags?.entries
+        self.generation = generation
+        self.expected = generation.pointee
+    }
+
+    /// Whether the container may read: it was not kept past its row.
+    @inline(__always)
+    private var isValid: Bool { generation.pointee == expected }
+
+    /// Throws when the container was kept past its row.
+    @inline(__always)
+    private func checkValid(_ key: Key) throws {
+        guard isValid else { throw RowDecoder.expired("a keyed decoding container", codingPath: [key]) }
     }
 
     /// The decoder, for everything but the fast paths.
     private var decoder: RowDecoder { decoderReference.takeUnretainedValue() }
 
     /// The column that `key` reads; negative when the row has none or several (see
-    /// ``RowDecoder/column(for:)``).
+    /// ``RowDecoder/column(for:)``). A container kept past its row throws.
     @inline(__always)
-    private func lookUp(_ key: Key) -> Int32 {
+    private func lookUp(_ key: Key) throws -> Int32 {
+        try checkValid(key)
         guard let tags else {
             return decoder.column(for: key.stringValue)
         }
@@ -42,8 +59,8 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// The value of `key`'s column when the column exists: an unprotected `sqlite3_value`, valid
     /// until the statement steps.
     @inline(__always)
-    private func value(_ key: Key) -> (column: Int32, value: OpaquePointer?) {
-        let column = lookUp(key)
+    private func value(_ key: Key) throws -> (column: Int32, value: OpaquePointer?) {
+        let column = try lookUp(key)
         return (column, column >= 0 ? values.pointee.value(column) : nil)
     }
 
@@ -56,7 +73,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     @inline(__always)
     private func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T {
-        let (column, value) = value(key)
+        let (column, value) = try value(key)
         if let integer = fastInteger(T.self, value) {
             return integer
         }
@@ -65,7 +82,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     @inline(__always)
     private func decodeIntegerIfPresent<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T? {
-        let (column, value) = value(key)
+        let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
             if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
             return nil
@@ -96,20 +113,23 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         }
     }
 
-    /// The keys whose string value names a column of the row.
+    /// The keys whose string value names a column of the row; none once the row is gone.
     var allKeys: [Key] {
-        decoder.columnNames.compactMap { Key(stringValue: $0) }
+        guard isValid else { return [] }
+        return decoder.columnNames.compactMap { Key(stringValue: $0) }
     }
 
     /// True for a key that several columns share too: reading it then throws, rather than pick one.
+    /// False once the row is gone (reading the key then throws).
     func contains(_ key: Key) -> Bool {
-        lookUp(key) != RowDecoder.missingColumn
+        guard let column = try? lookUp(key) else { return false }
+        return column != RowDecoder.missingColumn
     }
 
     /// The column of `key`, which must exist.
     @inline(__always)
     private func column(_ key: Key) throws -> Int32 {
-        let column = lookUp(key)
+        let column = try lookUp(key)
         if column < 0 {
             throw decoder.unresolved(key, column: column)
         }
@@ -119,7 +139,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// The column of `key` when it exists and is not NULL; a key that several columns share throws.
     @inline(__always)
     private func presentColumn(_ key: Key) throws -> Int32? {
-        let (column, value) = value(key)
+        let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
             if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
             return nil
@@ -133,14 +153,14 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.bool(column(key)) }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        let (column, value) = value(key)
+        let (column, value) = try value(key)
         if let string = try fastString(value, column) {
             return string
         }
         return try decoder.string(column >= 0 ? column : self.column(key))
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        let (column, value) = value(key)
+        let (column, value) = try value(key)
         if let double = fastDouble(value) {
             return double
         }
@@ -167,7 +187,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         return try decoder.bool(column)
     }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        let (column, value) = value(key)
+        let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
             if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
             return nil
@@ -178,7 +198,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         return try decoder.string(column)
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        let (column, value) = value(key)
+        let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
             if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
             return nil
@@ -240,7 +260,8 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     /// The same row: a superclass decodes its properties from further columns.
     func superDecoder() throws -> any Decoder {
-        decoder
+        guard isValid else { throw RowDecoder.expired("a keyed decoding container") }
+        return decoder
     }
 
     /// A decoder for the one column of `key`, which supports a single-value container.

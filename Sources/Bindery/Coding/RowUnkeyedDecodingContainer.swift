@@ -2,8 +2,12 @@ import Foundation
 
 /// A top-level unkeyed container of ``RowDecoder``: the row's columns, in order. Asked for only by types
 /// of your own: arrays, sets and dictionaries are read from JSON (see ``RowDecoder/TopLevelKind/json``).
+/// Kept and used after its row, it throws, and reads nothing.
 struct RowUnkeyedDecodingContainer: UnkeyedDecodingContainer {
-    unowned(unsafe) let decoder: RowDecoder  // see RowKeyedDecodingContainer
+    /// The row decoder, held strongly: a container kept past its row may outlive the statement.
+    let decoder: RowDecoder
+    /// The row generation the container was made in (see ``RowDecoder/rowGeneration``).
+    private let generation: UInt64
     var codingPath: [any CodingKey] { [] }
     var count: Int? { Int(decoder.columnCount) }
     var isAtEnd: Bool { currentIndex >= Int(decoder.columnCount) }
@@ -11,9 +15,19 @@ struct RowUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     init(decoder: RowDecoder) {
         self.decoder = decoder
+        self.generation = decoder.rowGeneration
+    }
+
+    /// Throws when the container was kept past its row.
+    @inline(__always)
+    private func checkValid() throws {
+        guard decoder.rowGeneration == generation else {
+            throw RowDecoder.expired("an unkeyed decoding container", codingPath: [IndexKey(String(currentIndex))])
+        }
     }
 
     private mutating func nextColumn<T>(_ type: T.Type) throws -> Int32 {
+        try checkValid()
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(
                 T.self,
@@ -26,6 +40,7 @@ struct RowUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decodeNil() throws -> Bool {
+        try checkValid()
         guard !isAtEnd else { return false }
         if decoder.isNull(Int32(currentIndex)) {
             currentIndex += 1
@@ -41,10 +56,12 @@ struct RowUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type
     ) throws -> KeyedDecodingContainer<NestedKey> {
+        try checkValid()
         throw unsupported("nestedContainer(keyedBy:)")
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try checkValid()
         throw unsupported("nestedUnkeyedContainer()")
     }
 

@@ -18,14 +18,17 @@ final class BulkInserter {
     /// The decoder of the rows `statement` returns, and the statement it was made for.
     @exclusivity(unchecked) private var decoder: RowDecoder?
     @exclusivity(unchecked) private var decoderStatement: ObjectIdentifier?
+    /// Whether ``finish()`` gave the encoder back.
+    @exclusivity(unchecked) private var finished = false
     /// How many rows were inserted so far.
     @exclusivity(unchecked) private(set) var inserted = 0
 
     init(connection: Connection, state: RecordTypeState, policy: ConflictPolicy, returning: Bool = false) {
         self.connection = connection
         self.state = state
-        self.encoder = state.encoder
-        self.row = state.encoder.row
+        // An encoder of its own when an operation on the same type is under way (see RecordTypeState).
+        self.encoder = state.checkOutEncoder()
+        self.row = encoder.row
         self.policy = policy
         self.returning = returning
         self.options = connection.recordContext.options
@@ -88,10 +91,10 @@ final class BulkInserter {
         if let current = self.statement, row.nonNullSlotsEqual(columns) {
             statement = current
         } else {
-            finish()
+            releaseStatement()
             columns = row.nonNullSlots
             statement = try connection.checkOutStatement(
-                state.insert(columns: columns, policy: policy, returning: returning))
+                state.insert(row: row, columns: columns, policy: policy, returning: returning))
             self.statement = statement
         }
         try row.bind(to: statement, slots: columns, startingAt: 1)
@@ -112,8 +115,17 @@ final class BulkInserter {
         inserted += statement.changes
     }
 
-    /// Gives the statement back to the cache.
+    /// Gives the statement back to the cache and the encoder to the record type: the inserts are over.
     func finish() {
+        releaseStatement()
+        if !finished {
+            finished = true
+            state.checkIn(encoder)
+        }
+    }
+
+    /// Gives the statement back to the cache.
+    private func releaseStatement() {
         row.stopBinding()
         decoder = nil
         decoderStatement = nil

@@ -20,14 +20,16 @@ extension Connection {
             return try transaction(.immediate) { try $0.insert(record, onConflict: policy) }
         }
         let state = recordContext.state(for: T.self)
-        try state.encoder.encodeRow(record)
-        let row = state.encoder.row
-        let columns = row.nonNullSlots
-        let sql = state.insert(columns: columns, policy: policy, returning: true)
-        return try withStatement(sql) { statement in
-            try row.bind(to: statement, slots: columns, startingAt: 1)
-            let stored = try runReturning(statement, as: T.self, row: row, slots: columns)
-            return stored ?? record
+        return try state.withEncoder { encoder in
+            try encoder.encodeRow(record)
+            let row = encoder.row
+            let columns = row.nonNullSlots
+            let sql = state.insert(row: row, columns: columns, policy: policy, returning: true)
+            return try withStatement(sql) { statement in
+                try row.bind(to: statement, slots: columns, startingAt: 1)
+                let stored = try runReturning(statement, as: T.self, row: row, slots: columns)
+                return stored ?? record
+            }
         }
     }
 
@@ -120,9 +122,11 @@ extension Connection {
     /// holds nil). Throws ``RecordError/notFound(table:key:)`` when no row has that key.
     public func update<T: Record>(_ record: T) throws {
         let state = recordContext.state(for: T.self)
-        try state.encoder.encodeRow(record)
-        let row = state.encoder.row
-        try runUpdate(state: state, row: row, columns: row.presentSlots(excluding: state.primaryKey))
+        try state.withEncoder { encoder in
+            try encoder.encodeRow(record)
+            let row = encoder.row
+            try runUpdate(state: state, row: row, columns: row.presentSlots(excluding: state.primaryKey))
+        }
     }
 
     /// Updates only the named columns of the row with `record`'s primary key. Throws
@@ -135,19 +139,21 @@ extension Connection {
     /// ```
     public func update<T: Record>(_ record: T, columns names: [String]) throws {
         let state = recordContext.state(for: T.self)
-        try state.encoder.encodeRow(record)
-        let row = state.encoder.row
-        let unknown = names.filter { name in !row.columns.contains { $0.equalsIdentifier(name) } }
-        guard unknown.isEmpty else {
-            throw RecordError.unknownColumns(table: state.tableName, columns: unknown)
+        try state.withEncoder { encoder in
+            try encoder.encodeRow(record)
+            let row = encoder.row
+            let unknown = names.filter { name in !row.columns.contains { $0.equalsIdentifier(name) } }
+            guard unknown.isEmpty else {
+                throw RecordError.unknownColumns(table: state.tableName, columns: unknown)
+            }
+            let wanted = row.columns.map { column in names.contains { $0.equalsIdentifier(column) } }
+            let slots = zip(row.presentSlots(excluding: state.primaryKey), wanted).map { $0 && $1 }
+            try runUpdate(state: state, row: row, columns: slots)
         }
-        let wanted = row.columns.map { column in names.contains { $0.equalsIdentifier(column) } }
-        let slots = zip(row.presentSlots(excluding: state.primaryKey), wanted).map { $0 && $1 }
-        try runUpdate(state: state, row: row, columns: slots)
     }
 
     private func runUpdate(state: RecordTypeState, row: EncodedRow, columns: [Bool]) throws {
-        let key = try state.primaryKeyValues()
+        let key = try state.primaryKeyValues(in: row)
         guard columns.contains(true) else {
             // Nothing to set: the update only has to find the row.
             let sql = "SELECT EXISTS(SELECT 1 FROM \(state.table) WHERE \(state.primaryKeyCondition))"
@@ -160,7 +166,7 @@ extension Connection {
             }
             return
         }
-        let sql = state.update(columns: columns)
+        let sql = state.update(row: row, columns: columns)
         try withStatement(sql) { statement in
             let next = try row.bind(to: statement, slots: columns, startingAt: 1)
             for (offset, value) in key.enumerated() {
@@ -185,19 +191,21 @@ extension Connection {
             return try transaction(.immediate) { try $0.upsert(record) }
         }
         let state = recordContext.state(for: T.self)
-        try state.encoder.encodeRow(record)
-        let row = state.encoder.row
-        let nonNull = row.nonNullSlots
-        let sql = state.upsert(nonNull: nonNull, present: row.present)
-        let stored = try withStatement(sql) { statement in
-            try row.bind(to: statement, slots: nonNull, startingAt: 1)
-            return try runReturning(statement, as: T.self, row: row, slots: nonNull)
+        let (stored, key) = try state.withEncoder { encoder -> (T?, [SQLiteValue]) in
+            try encoder.encodeRow(record)
+            let row = encoder.row
+            let nonNull = row.nonNullSlots
+            let sql = state.upsert(row: row, nonNull: nonNull, present: row.present)
+            let stored = try withStatement(sql) { statement in
+                try row.bind(to: statement, slots: nonNull, startingAt: 1)
+                return try runReturning(statement, as: T.self, row: row, slots: nonNull)
+            }
+            return (stored, stored == nil ? try state.primaryKeyValues(in: row) : [])
         }
         if let stored {
             return stored
         }
         // DO NOTHING (every column is in the key): the row exists as it is.
-        let key = try state.primaryKeyValues()
         return try fetchOne(
             T.self, sql: SQL(text: "\(state.selectAll) WHERE \(state.primaryKeyCondition)", values: key))
             ?? record
@@ -207,8 +215,10 @@ extension Connection {
     @discardableResult
     public func delete<T: Record>(_ record: T) throws -> Bool {
         let state = recordContext.state(for: T.self)
-        try state.encoder.encodeRow(record)
-        let key = try state.primaryKeyValues()
+        let key = try state.withEncoder { encoder in
+            try encoder.encodeRow(record)
+            return try state.primaryKeyValues(in: encoder.row)
+        }
         try execute("DELETE FROM \(state.table) WHERE \(state.primaryKeyCondition)", arguments: key)
         return changes > 0
     }

@@ -1,4 +1,9 @@
 /// One record type's SQL on one connection, built once for each set of columns, and its encoder.
+///
+/// The encoder serves one operation at a time. An operation that starts while another one of the same
+/// type runs on the connection (an `encode(to:)` or `init(from:)` that inserts a record of its own type)
+/// gets an encoder of its own (``checkOutEncoder()``), so that it never writes into the row the outer
+/// operation is building.
 final class RecordTypeState {
     /// The table name, quoted.
     let table: String
@@ -8,6 +13,9 @@ final class RecordTypeState {
     let primaryKey: [String]
     /// The encoder reused for every record of the type; it keeps the learned column slots.
     let encoder: RowEncoderCore
+    private let options: CodingOptions
+    /// Whether an operation under way uses ``encoder``.
+    private var encoderInUse = false
     private var insertSQL: [InsertShape: String] = [:]
     private var updateSQL: [[Bool]: String] = [:]
     private var upsertSQL: [[Bool]: String] = [:]
@@ -31,18 +39,49 @@ final class RecordTypeState {
         self.table = SQL.quote(identifier: table)
         self.primaryKey = primaryKey
         self.encoder = RowEncoderCore(options: options)
+        self.options = options
         self.selectAll = "SELECT * FROM \(self.table)"
         self.primaryKeyCondition = primaryKey.map { "\(SQL.quote(identifier: $0)) = ?" }.joined(separator: " AND ")
     }
 
-    /// The INSERT for the columns marked in `columns` (slots of ``encoder``'s row).
-    func insert(columns: [Bool], policy: ConflictPolicy, returning: Bool) -> String {
+    /// The encoder for an operation that starts now: ``encoder``, or a new one when an operation under
+    /// way (the one whose `encode(to:)` or `init(from:)` started this one) is using it. Give it back
+    /// with ``checkIn(_:)``.
+    @inline(__always)
+    func checkOutEncoder() -> RowEncoderCore {
+        if encoderInUse {
+            return RowEncoderCore(options: options)
+        }
+        encoderInUse = true
+        return encoder
+    }
+
+    /// Ends the use of an encoder from ``checkOutEncoder()``.
+    @inline(__always)
+    func checkIn(_ used: RowEncoderCore) {
+        if used === encoder {
+            encoderInUse = false
+        }
+    }
+
+    /// Runs `body` with an encoder of its own (see ``checkOutEncoder()``).
+    @inline(__always)
+    func withEncoder<R>(_ body: (RowEncoderCore) throws -> R) rethrows -> R {
+        let encoder = checkOutEncoder()
+        defer { checkIn(encoder) }
+        return try body(encoder)
+    }
+
+    /// The INSERT for the columns of `row` marked in `columns`; kept for the next time when `row` is
+    /// ``encoder``'s (the slots of another encoder's row may name other columns).
+    func insert(row: EncodedRow, columns: [Bool], policy: ConflictPolicy, returning: Bool) -> String {
         let shape = InsertShape(columns: columns, policy: policy, returning: returning)
-        if let sql = insertSQL[shape] {
+        let shared = row === encoder.row
+        if shared, let sql = insertSQL[shape] {
             return sql
         }
-        let names = encoder.row.columns.indices.filter { columns[$0] }.map {
-            SQL.quote(identifier: encoder.row.columns[$0])
+        let names = row.columns.indices.filter { columns[$0] }.map {
+            SQL.quote(identifier: row.columns[$0])
         }
         let verb = policy == .abort ? "INSERT" : "INSERT OR \(policy.rawValue)"
         var sql: String
@@ -55,30 +94,38 @@ final class RecordTypeState {
         if returning {
             sql += " RETURNING *"
         }
-        insertSQL[shape] = sql
+        if shared {
+            insertSQL[shape] = sql
+        }
         return sql
     }
 
-    /// The UPDATE that sets the columns marked in `columns`, by primary key.
-    func update(columns: [Bool]) -> String {
-        if let sql = updateSQL[columns] {
+    /// The UPDATE that sets the columns of `row` marked in `columns`, by primary key; kept as
+    /// ``insert(row:columns:policy:returning:)`` keeps its SQL.
+    func update(row: EncodedRow, columns: [Bool]) -> String {
+        let shared = row === encoder.row
+        if shared, let sql = updateSQL[columns] {
             return sql
         }
-        let assignments = encoder.row.columns.indices.filter { columns[$0] }
-            .map { "\(SQL.quote(identifier: encoder.row.columns[$0])) = ?" }
+        let assignments = row.columns.indices.filter { columns[$0] }
+            .map { "\(SQL.quote(identifier: row.columns[$0])) = ?" }
         let sql = "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(primaryKeyCondition)"
-        updateSQL[columns] = sql
+        if shared {
+            updateSQL[columns] = sql
+        }
         return sql
     }
 
-    /// The upsert: insert the non-NULL columns marked in `nonNull`; on a primary-key conflict, set
-    /// every other column of the row (NULL where the record holds nil), returning the row.
-    func upsert(nonNull: [Bool], present: [Bool]) -> String {
+    /// The upsert: insert the non-NULL columns of `row` marked in `nonNull`; on a primary-key conflict,
+    /// set every other column of the row (NULL where the record holds nil), returning the row. Kept as
+    /// ``insert(row:columns:policy:returning:)`` keeps its SQL.
+    func upsert(row: EncodedRow, nonNull: [Bool], present: [Bool]) -> String {
         let key = nonNull + present
-        if let sql = upsertSQL[key] {
+        let shared = row === encoder.row
+        if shared, let sql = upsertSQL[key] {
             return sql
         }
-        let columns = encoder.row.columns
+        let columns = row.columns
         let inserted = columns.indices.filter { nonNull[$0] }.map { SQL.quote(identifier: columns[$0]) }
         let assignments = columns.indices.filter { index in
             present[index] && !primaryKey.contains { $0.equalsIdentifier(columns[index]) }
@@ -98,13 +145,14 @@ final class RecordTypeState {
             sql += assignments.isEmpty ? "NOTHING" : "UPDATE SET " + assignments.joined(separator: ", ")
         }
         sql += " RETURNING *"
-        upsertSQL[key] = sql
+        if shared {
+            upsertSQL[key] = sql
+        }
         return sql
     }
 
-    /// The values of the primary-key columns in the encoded row, in key order.
-    func primaryKeyValues() throws -> [SQLiteValue] {
-        let row = encoder.row
+    /// The values of the primary-key columns in `row`, in key order.
+    func primaryKeyValues(in row: EncodedRow) throws -> [SQLiteValue] {
         return try primaryKey.map { name in
             guard let index = row.columns.firstIndex(where: { $0.equalsIdentifier(name) }),
                 row.present[index], !row.values[index].isNull
