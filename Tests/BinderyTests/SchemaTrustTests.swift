@@ -56,16 +56,6 @@ import Testing
         return value
     }
 
-    /// The SQLiteError `body` throws.
-    private func sqliteError(_ body: () throws -> Void) -> SQLiteError? {
-        do {
-            try body()
-            return nil
-        } catch {
-            return error as? SQLiteError
-        }
-    }
-
     // MARK: Views and triggers
 
     @Test func aCraftedViewAndTriggerCannotCallAFunctionWithSideEffects() async throws {
@@ -76,16 +66,16 @@ import Testing
             let counter = CallCounter()
             try registerSideEffect(on: conn, counting: counter)
 
-            let view = sqliteError { _ = try conn.rows("SELECT y FROM calls", arguments: []) }
+            let view = thrownSQLiteError { _ = try conn.rows("SELECT y FROM calls", arguments: []) }
             #expect(view?.code == .error)
             #expect(view?.message.hasPrefix("unsafe use of side_effect()") == true)
             #expect(view?.message.contains("trustsSchema: true") == true)
 
-            let trigger = sqliteError { try conn.execute("INSERT INTO t VALUES (3)", arguments: []) }
+            let trigger = thrownSQLiteError { try conn.execute("INSERT INTO t VALUES (3)", arguments: []) }
             #expect(trigger?.code == .error)
             #expect(trigger?.message.hasPrefix("unsafe use of side_effect()") == true)
 
-            let script = sqliteError { try conn.execute(script: "SELECT 1; INSERT INTO t VALUES (4)") }
+            let script = thrownSQLiteError { try conn.execute(script: "SELECT 1; INSERT INTO t VALUES (4)") }
             #expect(script?.message.hasPrefix("unsafe use of side_effect()") == true)
             #expect(script?.sql == "INSERT INTO t VALUES (4)")
 
@@ -123,7 +113,7 @@ import Testing
             let schemaSQL: SQL = "SELECT sql FROM sqlite_schema WHERE name = 'calls'"
 
             let conn = try Connection(path: path)
-            let error = sqliteError { try conn.execute(script: "PRAGMA writable_schema = ON; \(edit)") }
+            let error = thrownSQLiteError { try conn.execute(script: "PRAGMA writable_schema = ON; \(edit)") }
             #expect(error?.code == .error)
             #expect(error?.message.contains("may not be modified") == true)
             #expect(error?.sql == edit)
@@ -144,7 +134,7 @@ import Testing
             #expect(setting(SQLITE_DBCONFIG_TRUSTED_SCHEMA, on: conn) == 0)
             #expect(setting(SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, on: conn) == 0)
             #expect(try conn.fetchOne(Int.self, sql: "PRAGMA trusted_schema") == 0)
-            let load = sqliteError { _ = try conn.rows("SELECT load_extension('nothing')", arguments: []) }
+            let load = thrownSQLiteError { _ = try conn.rows("SELECT load_extension('nothing')", arguments: []) }
             #expect(load?.code == .error)
         }
         let trusting = try Connection.inMemory(options: .init(trustsSchema: true))

@@ -12,25 +12,6 @@ import Testing
 
     // MARK: Helpers
 
-    /// Runs `body` with the path of a database file holding `t(x INTEGER PRIMARY KEY)`, in a fresh
-    /// directory removed afterwards: another connection reads what was committed.
-    private func withDatabaseFile(_ body: (String) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("bindery-script-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("db.sqlite").path
-        let setup = try Connection(path: path)
-        try setup.execute(script: "CREATE TABLE t(x INTEGER PRIMARY KEY)")
-        setup.close()
-        try await body(path)
-    }
-
-    /// The rows of `t` as committed, read by a connection of their own.
-    private func committed(_ path: String) throws -> [Int] {
-        try Connection(path: path).fetchAll(Int.self, sql: "SELECT x FROM t ORDER BY x")
-    }
-
     private func makeConnection() throws -> Connection {
         let conn = try Connection.inMemory()
         try conn.execute(script: "CREATE TABLE t(x INTEGER PRIMARY KEY)")
@@ -41,20 +22,10 @@ import Testing
         try conn.fetchAll(Int.self, sql: "SELECT x FROM t ORDER BY x")
     }
 
-    /// The SQLiteError `body` throws.
-    private func sqliteError(_ body: () throws -> Void) -> SQLiteError? {
-        do {
-            try body()
-            return nil
-        } catch {
-            return error as? SQLiteError
-        }
-    }
-
     // MARK: A script cannot end a transaction scope
 
     @Test func rollbackInAScriptInsideWriteIsRefusedAndNothingIsCommitted() async throws {
-        try await withDatabaseFile { path in
+        try await TableTFile.with { path in
             let db = try Database(path: path)
             do {
                 try await db.write { conn in
@@ -66,10 +37,10 @@ import Testing
                 #expect(error.sql == "ROLLBACK")
                 #expect(error.message.contains("transaction scope"))
             }
-            #expect(try committed(path) == [])
+            #expect(try TableTFile.committed(path) == [])
             // The writer is usable afterwards.
             try await db.write { try $0.execute(script: "INSERT INTO t VALUES (3)") }
-            #expect(try committed(path) == [3])
+            #expect(try TableTFile.committed(path) == [3])
         }
     }
 
@@ -78,22 +49,22 @@ import Testing
         ("End Transaction", "End Transaction"), ("/* done */ COMMIT", "COMMIT"), ("-- done\n  END;", "END"),
     ])
     func transactionEndingStatementInAScriptIsRefusedBeforeItRuns(_ ending: String, named name: String) async throws {
-        try await withDatabaseFile { path in
+        try TableTFile.with { path in
             let conn = try Connection(path: path)
-            let error = sqliteError {
+            let error = thrownSQLiteError {
                 try conn.transaction(.immediate) { conn in
                     try conn.execute(script: "INSERT INTO t VALUES (1);\n\(ending);\nINSERT INTO t VALUES (2);")
                 }
             }
             #expect(error?.code == .misuse)
             #expect(error?.sql == name)
-            #expect(try committed(path) == [])
+            #expect(try TableTFile.committed(path) == [])
             #expect(!conn.isInTransaction)
         }
     }
 
     @Test func commitInAScriptInsideWriteCommitsNothing() async throws {
-        try await withDatabaseFile { path in
+        try await TableTFile.with { path in
             let db = try Database(path: path)
             await #expect(throws: SQLiteError.self) {
                 try await db.write { conn in
@@ -101,7 +72,7 @@ import Testing
                     try conn.execute(script: "INSERT INTO t VALUES (2); COMMIT; INSERT INTO t VALUES (3)")
                 }
             }
-            #expect(try committed(path) == [])
+            #expect(try TableTFile.committed(path) == [])
         }
     }
 
@@ -112,7 +83,7 @@ import Testing
         let conn = try makeConnection()
         try conn.transaction { conn in
             try conn.execute("INSERT INTO t VALUES (1)")
-            let error = sqliteError {
+            let error = thrownSQLiteError {
                 try conn.transaction { conn in
                     try conn.execute(script: "INSERT INTO t VALUES (2); \(release); INSERT INTO t VALUES (3)")
                 }
@@ -129,7 +100,7 @@ import Testing
         // A transaction begun by a bare SAVEPOINT: the scope becomes a savepoint inside it, and releasing
         // the outer savepoint would commit the scope's work.
         try conn.execute("SAVEPOINT mine", arguments: [])
-        let error = sqliteError {
+        let error = thrownSQLiteError {
             try conn.transaction { conn in
                 try conn.execute(script: "INSERT INTO t VALUES (1); RELEASE mine; INSERT INTO t VALUES (2)")
             }
@@ -156,7 +127,7 @@ import Testing
                     RELEASE SAVEPOINT a;
                     """)
             // A savepoint released above is no longer the script's to release.
-            let error = sqliteError { try conn.execute(script: "RELEASE a") }
+            let error = thrownSQLiteError { try conn.execute(script: "RELEASE a") }
             #expect(error?.code == .misuse)
         }
         #expect(try values(conn) == [2, 3])
@@ -179,15 +150,15 @@ import Testing
     }
 
     @Test func everyStatementAfterSQLiteEndedTheTransactionIsRefusedByName() async throws {
-        try await withDatabaseFile { path in
+        try TableTFile.with { path in
             let conn = try Connection(path: path)
-            let error = sqliteError {
+            let error = thrownSQLiteError {
                 try conn.transaction { conn in
                     try conn.execute("INSERT INTO t VALUES (1)")
                     // ON CONFLICT ROLLBACK ends the whole transaction; the body goes on regardless.
-                    let conflict = sqliteError { try conn.execute("INSERT OR ROLLBACK INTO t VALUES (1)") }
+                    let conflict = thrownSQLiteError { try conn.execute("INSERT OR ROLLBACK INTO t VALUES (1)") }
                     #expect(conflict?.code == .constraint)
-                    let refused = sqliteError {
+                    let refused = thrownSQLiteError {
                         try conn.execute(script: "  -- after\nINSERT INTO t VALUES (5); INSERT INTO t VALUES (6)")
                     }
                     #expect(refused?.code == .abort)
@@ -195,7 +166,7 @@ import Testing
                 }
             }
             #expect(error?.code == .abort)
-            #expect(try committed(path) == [])
+            #expect(try TableTFile.committed(path) == [])
         }
     }
 
@@ -203,7 +174,7 @@ import Testing
 
     @Test func aFailingStatementIsNamedNotTheWholeScript() throws {
         let conn = try makeConnection()
-        let missing = sqliteError {
+        let missing = thrownSQLiteError {
             try conn.execute(script: "CREATE TABLE a(x);\nINSERT INTO nope VALUES (1);\nCREATE TABLE b(x);")
         }
         #expect(missing?.code == .error)
@@ -213,13 +184,13 @@ import Testing
         let tables = try conn.fetchAll(String.self, sql: "SELECT name FROM sqlite_schema WHERE name IN ('a', 'b')")
         #expect(tables == ["a"])
 
-        let syntax = sqliteError { try conn.execute(script: "SELECT 1; SELEC 2; SELECT 3") }
+        let syntax = thrownSQLiteError { try conn.execute(script: "SELECT 1; SELEC 2; SELECT 3") }
         #expect(syntax?.code == .error)
         #expect(syntax?.sql == "SELEC 2")
         #expect(syntax?.message == "near \"SELEC\": syntax error")
 
         try conn.execute(script: "INSERT INTO t VALUES (7)")
-        let constraint = sqliteError { try conn.execute(script: "SELECT 1;\nINSERT INTO t VALUES (7);") }
+        let constraint = thrownSQLiteError { try conn.execute(script: "SELECT 1;\nINSERT INTO t VALUES (7);") }
         #expect(constraint?.code == .constraint)
         #expect(constraint?.extendedCode == SQLITE_CONSTRAINT | (6 << 8))  // SQLITE_CONSTRAINT_PRIMARYKEY
         #expect(constraint?.sql == "INSERT INTO t VALUES (7)")
@@ -238,13 +209,13 @@ import Testing
     }
 
     @Test func outsideAScopeEachStatementCommitsOnItsOwn() async throws {
-        try await withDatabaseFile { path in
+        try TableTFile.with { path in
             let conn = try Connection(path: path)
-            let error = sqliteError {
+            let error = thrownSQLiteError {
                 try conn.execute(script: "INSERT INTO t VALUES (1); INSERT INTO t VALUES (1); INSERT INTO t VALUES (2)")
             }
             #expect(error?.code == .constraint)
-            #expect(try committed(path) == [1])
+            #expect(try TableTFile.committed(path) == [1])
         }
     }
 
@@ -259,7 +230,9 @@ import Testing
 
     @Test func aScriptWithANULIsRefusedBeforeAnythingRuns() throws {
         let conn = try makeConnection()
-        let error = sqliteError { try conn.execute(script: "INSERT INTO t VALUES (1);\u{0}INSERT INTO t VALUES (2)") }
+        let error = thrownSQLiteError {
+            try conn.execute(script: "INSERT INTO t VALUES (1);\u{0}INSERT INTO t VALUES (2)")
+        }
         #expect(error?.code == .misuse)
         #expect(try values(conn) == [])
     }

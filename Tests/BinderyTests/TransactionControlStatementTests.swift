@@ -8,27 +8,9 @@ import Testing
 @Suite struct TransactionControlStatementTests {
     private struct Boom: Error {}
 
-    /// Runs `body` with the path of a database file holding `t(x INTEGER PRIMARY KEY)`, removed
-    /// afterwards; another connection reads what was committed.
-    private func withDatabaseFile(_ body: (String) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("bindery-control-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("db.sqlite").path
-        let setup = try Connection(path: path)
-        try setup.execute(script: "CREATE TABLE t(x INTEGER PRIMARY KEY)")
-        setup.close()
-        try await body(path)
-    }
-
-    private func committed(_ path: String) throws -> [Int] {
-        try Connection(path: path).fetchAll(Int.self, sql: "SELECT x FROM t ORDER BY x")
-    }
-
     @Test(arguments: ["COMMIT", "END", "commit transaction", "ROLLBACK", "/* c */ rollback", "END TRANSACTION"])
     func aStatementEndingTheTransactionInsideWriteIsRefusedBeforeItRuns(statement: String) async throws {
-        try await withDatabaseFile { path in
+        try await TableTFile.with { path in
             let db = try Database(path: path)
             var refusal: SQLiteError?
             do {
@@ -42,25 +24,25 @@ import Testing
             }
             #expect(refusal?.code == .misuse)
             #expect(refusal?.sql == statement)
-            #expect(try committed(path) == [])
+            #expect(try TableTFile.committed(path) == [])
             // The database goes on: the next write commits.
             try await db.write { try $0.execute("INSERT INTO t(x) VALUES (3)") }
-            #expect(try committed(path) == [3])
+            #expect(try TableTFile.committed(path) == [3])
             try await db.close()
         }
     }
 
     @Test func aCaughtRefusalStillCommitsTheWholeWriteAndOnlyIt() async throws {
-        try await withDatabaseFile { path in
+        try await TableTFile.with { path in
             let conn = try Connection(path: path)
             try conn.transaction(.immediate) { conn in
                 try conn.execute("INSERT INTO t(x) VALUES (1)")
                 #expect(throws: SQLiteError.self) { try conn.execute("COMMIT", arguments: []) }
                 #expect(conn.isInTransaction)
-                #expect(try committed(path) == [])
+                #expect(try TableTFile.committed(path) == [])
                 try conn.execute("INSERT INTO t(x) VALUES (2)")
             }
-            #expect(try committed(path) == [1, 2])
+            #expect(try TableTFile.committed(path) == [1, 2])
         }
     }
 

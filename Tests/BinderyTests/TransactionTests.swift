@@ -25,23 +25,10 @@ import Testing
         try conn.rows("SELECT x FROM t ORDER BY x", arguments: []).map { try $0[0] as Int }
     }
 
-    /// Runs `body` with the path of a database file in a fresh directory that is removed afterwards.
-    private func withDatabaseFile(_ body: (String) throws -> Void) throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("bindery-transaction-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("db.sqlite").path
-        let setup = try Connection(path: path)
-        try setup.execute(script: "CREATE TABLE t(x INTEGER PRIMARY KEY)")
-        setup.close()
-        try body(path)
-    }
-
     // MARK: Commit and rollback
 
     @Test func commitsWhenTheBodyReturns() throws {
-        try withDatabaseFile { path in
+        try TableTFile.with { path in
             let conn = try Connection(path: path)
             let result = try conn.transaction { conn in
                 try insert(conn, 1)
@@ -235,7 +222,7 @@ import Testing
     }
 
     @Test func immediateTakesTheWriteLockAtOnce() throws {
-        try withDatabaseFile { path in
+        try TableTFile.with { path in
             let conn = try Connection(path: path)
             let other = try Connection(path: path, options: Connection.Options(busyTimeout: 0))
             try conn.transaction(.immediate) { _ in
@@ -253,7 +240,7 @@ import Testing
     }
 
     @Test func exclusiveKeepsReadersOut() throws {
-        try withDatabaseFile { path in
+        try TableTFile.with { path in
             let conn = try Connection(path: path)
             let other = try Connection(path: path, options: Connection.Options(busyTimeout: 0))
             try conn.transaction(.exclusive) { conn in
@@ -268,7 +255,7 @@ import Testing
     }
 
     @Test func deferredTakesNoLockUntilNeeded() throws {
-        try withDatabaseFile { path in
+        try TableTFile.with { path in
             let conn = try Connection(path: path)
             let other = try Connection(path: path, options: Connection.Options(busyTimeout: 0))
             try conn.transaction(.deferred) { _ in
