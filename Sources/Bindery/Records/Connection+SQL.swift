@@ -82,7 +82,6 @@ extension Connection {
             buffer.deallocate()
         }
         repeat {
-            let value = try decoder.decodeRow(T.self)
             if count == capacity {
                 let larger = UnsafeMutablePointer<T>.allocate(capacity: capacity * 2)
                 larger.moveInitialize(from: buffer, count: count)
@@ -90,7 +89,8 @@ extension Connection {
                 buffer = larger
                 capacity *= 2
             }
-            (buffer + count).initialize(to: value)
+            // Decoded straight into its slot; a row that throws leaves the slot uninitialized and uncounted.
+            (buffer + count).initialize(to: try decoder.decodeRow(T.self))
             count += 1
         } while try statement.step()
         let results = [T](unsafeUninitializedCapacity: count) { destination, initialized in
