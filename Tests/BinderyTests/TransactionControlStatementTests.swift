@@ -32,8 +32,8 @@ import Testing
         }
     }
 
-    @Test func aCaughtRefusalStillCommitsTheWholeWriteAndOnlyIt() async throws {
-        try await TableTFile.with { path in
+    @Test func aCaughtRefusalStillCommitsTheWholeWriteAndOnlyIt() throws {
+        try TableTFile.with { path in
             let conn = try Connection(path: path)
             try conn.transaction(.immediate) { conn in
                 try conn.execute("INSERT INTO t(x) VALUES (1)")
