@@ -281,6 +281,37 @@ import Testing
         #expect(try Self.count(path) == 3)
     }
 
+    // MARK: Backups
+
+    /// A backup whose progress closure closes the source connection: the backup body is in an exit
+    /// test, since stepping a closed source would be a use of a connection SQLite has let go of.
+    static func closeInBackupProgress() throws {
+        let path = temporaryPath()
+        let copy = temporaryPath()
+        defer {
+            removeDatabase(path)
+            removeDatabase(copy)
+        }
+        let conn = try Connection(path: path)
+        try conn.execute(script: "CREATE TABLE items(id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
+        try conn.insert(contentsOf: (0..<20_000).map { Item(id: nil, n: $0) })
+        var calls = 0
+        do {
+            try conn.backup(to: copy, pagesPerStep: 1) { _, _ in
+                calls += 1
+                conn.close()
+            }
+            exit(3)  // the backup went on from a closed connection
+        } catch let error as SQLiteError where error.code == .misuse {
+            // The copy a failed backup made is removed.
+            guard calls == 1, !FileManager.default.fileExists(atPath: copy) else { exit(4) }
+        }
+    }
+
+    @Test func closeInBackupProgressStopsTheBackup() async {
+        await #expect(processExitsWith: .success) { try CloseWhileInUseTests.closeInBackupProgress() }
+    }
+
     @Test func aStatementOfAClosedConnectionNeverSteps() throws {
         let conn = try Connection.inMemory()
         let statement = try conn.checkOutStatement("SELECT 1")

@@ -15,6 +15,9 @@ import CSQLite
 final class Backup {
     /// The `sqlite3_backup` handle; valid until ``finish()``.
     private let handle: OpaquePointer
+    /// The connection read from: a step refuses to run once it is closed (a progress closure may close
+    /// it), and SQLite keeps its memory until ``finish()``.
+    private let source: Connection
     /// The connection written to, for error messages.
     private let destination: Connection
     /// Whether `sqlite3_backup_finish` has run.
@@ -32,6 +35,7 @@ final class Backup {
                 database: destination.handle, resultCode: code == SQLITE_OK ? SQLITE_ERROR : code, sql: nil)
         }
         self.handle = handle
+        self.source = source
         self.destination = destination
     }
 
@@ -51,6 +55,8 @@ final class Backup {
         guard !isFinished else {
             throw SQLiteError(code: .misuse, message: "the backup is already finished")
         }
+        try source.checkOpen()
+        try destination.checkOpen()
         let code = sqlite3_backup_step(handle, pages)
         switch code {
         case SQLITE_DONE:
