@@ -95,7 +95,8 @@ import Testing
 
     /// Steps `sql` to its end, asking ``ColumnValues`` for every column of every row (in another order
     /// on every other row) and comparing each pointer with `sqlite3_column_value`'s; returns how many
-    /// rows there were. `forgetByEndRow` forgets each row with ``ColumnValues/endRow()`` alone.
+    /// rows there were. `forgetByEndRow` forgets each row only when it ends, as the decoder does; otherwise before it
+    /// starts too.
     @discardableResult
     private static func expectEveryPointer(
         _ conn: Connection, _ sql: String, forgetByEndRow: Bool = false, assumedStride: Int? = nil,
@@ -110,7 +111,7 @@ import Testing
         var rows = 0
         var wrong: [String] = []
         while try statement.step() {
-            if !forgetByEndRow { values.newRow() }
+            if !forgetByEndRow { values.endRow() }
             let order: [Int32] = rows % 2 == 0 ? Array(0..<count) : (0..<count).reversed()
             for column in order where values.value(column) != sqlite3_column_value(statement.handle, column) {
                 wrong.append("row \(rows), column \(column)")
@@ -349,11 +350,11 @@ import Testing
         }
         var values = ColumnValues(handle: statement.handle, count: 5, assumedStride: stride * 2)
         #expect(try statement.step())
-        values.newRow()
+        values.endRow()
         #expect(values.value(2) == sqlite3_column_value(statement.handle, 2))
         #expect(!values.usesStride)
         var right = ColumnValues(handle: statement.handle, count: 5)
-        right.newRow()
+        right.endRow()
         #expect(right.value(2) == sqlite3_column_value(statement.handle, 2))
         #expect(right.usesStride)
     }

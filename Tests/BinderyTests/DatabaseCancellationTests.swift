@@ -26,19 +26,32 @@ import Testing
         SELECT x FROM c
         """
 
-    /// When the statement stopped, set from inside the database closure as it exits.
-    private final class StopMark: @unchecked Sendable {
-        // @unchecked: `time` is only touched under `lock`.
+    /// A value set inside a database closure and read by the test (when a statement stopped, how long
+    /// it ran, the errors it saw).
+    private final class Locked<Value: Sendable>: @unchecked Sendable {
+        // @unchecked: `stored` is only touched under `lock`.
         private let lock = NSLock()
-        private var time: ContinuousClock.Instant?
+        private var stored: Value
 
-        func mark() {
-            lock.withLock { time = ContinuousClock.now }
+        init(_ value: Value) {
+            stored = value
         }
 
-        var instant: ContinuousClock.Instant? {
-            lock.withLock { time }
+        var value: Value {
+            get { lock.withLock { stored } }
+            set { lock.withLock { stored = newValue } }
         }
+
+        func update(_ change: (inout Value) -> Void) {
+            lock.withLock { change(&stored) }
+        }
+    }
+
+    /// Runs `body` and keeps in `elapsed` how long it took, whether it returns or throws.
+    private static func measure<T>(into elapsed: Locked<Duration?>, _ body: () throws -> T) rethrows -> T {
+        let start = ContinuousClock.now
+        defer { elapsed.value = ContinuousClock.now - start }
+        return try body()
     }
 
     /// Cancels ``longQuery`` while `db.read` runs it (see ``cancelWhileRunning(_:)``).
@@ -46,7 +59,7 @@ import Testing
         await cancelWhileRunning { started, stop in
             try await db.read { conn in
                 started.yield()
-                defer { stop.mark() }
+                defer { stop.value = ContinuousClock.now }
                 return try conn.fetchOne(Int.self, sql: Self.longQuery)
             }
         }
@@ -57,17 +70,18 @@ import Testing
     /// long after the cancel the statement stopped (the closure marks `stop` as it exits, so the figure
     /// does not include the time the awaiting task takes to be scheduled again on a busy machine).
     private func cancelWhileRunning<T: Sendable>(
-        _ operation: @escaping @Sendable (AsyncStream<Void>.Continuation, StopMark) async throws -> T
+        _ operation:
+            @escaping @Sendable (AsyncStream<Void>.Continuation, Locked<ContinuousClock.Instant?>) async throws -> T
     ) async -> (result: Result<T, any Error>, latency: Duration) {
         let (started, startedSignal) = AsyncStream.makeStream(of: Void.self)
-        let stop = StopMark()
+        let stop = Locked<ContinuousClock.Instant?>(nil)
         let task = Task { try await operation(startedSignal, stop) }
         for await _ in started { break }
         try? await Task.sleep(for: .milliseconds(30))
         let cancelledAt = ContinuousClock.now
         task.cancel()
         let result = await task.result
-        let latency = (stop.instant ?? ContinuousClock.now) - cancelledAt
+        let latency = (stop.value ?? ContinuousClock.now) - cancelledAt
         return (result, latency)
     }
 
@@ -113,7 +127,7 @@ import Testing
                 try await db.write { conn in
                     try conn.insert(contentsOf: (1...100).map { Item(id: nil, n: $0) })
                     started.yield()
-                    defer { stop.mark() }
+                    defer { stop.value = ContinuousClock.now }
                     try conn.execute(Self.longInsert)
                 }
             }
@@ -234,46 +248,6 @@ import Testing
         SELECT x FROM c
         """
 
-    /// A duration measured inside a database closure.
-    private final class Elapsed: @unchecked Sendable {
-        // @unchecked: `value` is only touched under `lock`.
-        private let lock = NSLock()
-        private var value: Duration?
-
-        /// Runs `body` and keeps how long it took, whether it returns or throws.
-        func measure<T>(_ body: () throws -> T) rethrows -> T {
-            let start = ContinuousClock.now
-            defer {
-                let elapsed = ContinuousClock.now - start
-                lock.withLock { value = elapsed }
-            }
-            return try body()
-        }
-
-        var duration: Duration? {
-            lock.withLock { value }
-        }
-    }
-
-    /// Values appended from inside a database closure.
-    private final class Recorded<Element: Sendable>: @unchecked Sendable {
-        // @unchecked: `elements` is only touched under `lock`.
-        private let lock = NSLock()
-        private var elements: [Element]
-
-        init(_ elements: [Element]) {
-            self.elements = elements
-        }
-
-        func append(_ element: Element) {
-            lock.withLock { elements.append(element) }
-        }
-
-        var value: [Element] {
-            lock.withLock { elements }
-        }
-    }
-
     /// Runs `operation` in a task; the closure it hands to the database calls `waitForCancel`, which
     /// returns once the task is cancelled: no statement runs while the cancel arrives, so SQLite has
     /// nothing to interrupt, and whatever the closure runs afterwards starts after the cancel.
@@ -298,17 +272,20 @@ import Testing
     func aQueryBegunAfterTheCancelRunsNothing(readerCount: Int) async throws {
         try await DatabaseTestSupport.withDatabase(options: Database.Options(readerCount: readerCount)) { db in
             // Uncancelled, the query takes a while.
-            let full = Elapsed()
-            _ = try await db.read { conn in try full.measure { try conn.fetchOne(Int.self, sql: Self.halfSecondQuery) }
+            let full = Locked<Duration?>(nil)
+            _ = try await db.read { conn in
+                try Self.measure(into: full) { try conn.fetchOne(Int.self, sql: Self.halfSecondQuery) }
             }
-            let fullDuration = try #require(full.duration)
+            let fullDuration = try #require(full.value)
             #expect(fullDuration > .milliseconds(200))
             for job in 0..<3 {
-                let elapsed = Elapsed()
+                let elapsed = Locked<Duration?>(nil)
                 let result = await cancelWhileWaiting { waitForCancel in
                     let body: @Sendable (Connection) throws -> Int? = { conn in
                         waitForCancel()
-                        return try elapsed.measure { try conn.fetchOne(Int.self, sql: Self.halfSecondQuery) }
+                        return try Self.measure(into: elapsed) {
+                            try conn.fetchOne(Int.self, sql: Self.halfSecondQuery)
+                        }
                     }
                     switch job {
                     case 0: return try await db.read(body)
@@ -317,7 +294,7 @@ import Testing
                     }
                 }
                 #expect(isCancellation(result), "job \(job): \(result)")
-                let duration = try #require(elapsed.duration)
+                let duration = try #require(elapsed.value)
                 // A third of the uncancelled run: a query that ran would take it all, on a busy machine too.
                 #expect(duration < fullDuration / 3, "job \(job): the query ran \(duration) after the cancel")
             }
@@ -356,7 +333,7 @@ import Testing
     @Test func aWriteGoingOnAfterTheCancelCommitsNothing() async throws {
         try await DatabaseTestSupport.withDatabase { db in
             try await db.createTable(for: Item.self)
-            let codes = Recorded<SQLiteError.Code?>([])
+            let codes = Locked<[SQLiteError.Code?]>([])
             let result = await cancelWhileWaiting { waitForCancel in
                 try await db.write { conn in
                     try conn.insert(Item(id: nil, n: 1))
@@ -366,9 +343,9 @@ import Testing
                     for n in 2...4 {
                         do {
                             try conn.insert(Item(id: nil, n: n))
-                            codes.append(nil)
+                            codes.update { $0.append(nil) }
                         } catch {
-                            codes.append((error as? SQLiteError)?.code)
+                            codes.update { $0.append((error as? SQLiteError)?.code) }
                         }
                     }
                 }

@@ -145,16 +145,11 @@ import Testing
         init(_ count: Int) { self.count = count }
 
         init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            count = try container.decode(Int.self)
-            guard (1...5).contains(count) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(count) stars")
-            }
+            count = try checkedInt(from: decoder, in: 1...5) { "\($0) stars" }
         }
 
         func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(count)
+            try count.encode(to: encoder)
         }
     }
 
@@ -216,16 +211,11 @@ import Testing
         init(checked value: Int) { self.value = value }
 
         init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            value = try container.decode(Int.self)
-            guard (1900...2100).contains(value) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "year \(value)")
-            }
+            value = try checkedInt(from: decoder, in: 1900...2100) { "year \($0)" }
         }
 
         func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
+            try value.encode(to: encoder)
         }
     }
 
@@ -234,11 +224,7 @@ import Testing
         let value: Int
 
         init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            value = try container.decode(Int.self)
-            guard (1900...2100).contains(value) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "year \(value)")
-            }
+            value = try checkedInt(from: decoder, in: 1900...2100) { "year \($0)" }
         }
     }
 
@@ -458,4 +444,17 @@ import Testing
         #expect(SchemaProbe.zeroValue(of: Never.self) == nil)
         #expect(SchemaProbe.zeroValue(of: Vintage.self) == nil)
     }
+}
+
+/// The `Int` of a single-value `decoder`, refused with `DecodingError.dataCorrupted` (described by
+/// `describe`) outside `range`: the validating `init(from:)` of the test types above.
+private func checkedInt(
+    from decoder: any Decoder, in range: ClosedRange<Int>, _ describe: (Int) -> String
+) throws -> Int {
+    let container = try decoder.singleValueContainer()
+    let value = try container.decode(Int.self)
+    guard range.contains(value) else {
+        throw DecodingError.dataCorruptedError(in: container, debugDescription: describe(value))
+    }
+    return value
 }

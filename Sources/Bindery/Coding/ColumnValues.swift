@@ -9,9 +9,9 @@ import CSQLite
 /// for every column there; when it does not hold (fewer than two columns, say) each value is asked
 /// for with `sqlite3_column_value`. On every later row the last column's value is asked for too and
 /// compared with the computed one (``lastColumnMatches(handle:count:base:stride:)``): a row laid out
-/// otherwise turns the spacing off for good. The row's first value is forgotten when each row starts
-/// (``newRow()``) and when it ends (``endRow()``), so that no step or reset of the statement leaves a
-/// stale one behind. The values are unprotected and valid until the statement steps.
+/// otherwise turns the spacing off for good. The row's first value is forgotten when each row ends
+/// (``endRow()``), so that no step or reset of the statement leaves a stale one behind. The values
+/// are unprotected and valid until the statement steps.
 struct ColumnValues {
     /// Marks a spacing not measured yet.
     private static let unmeasured = -1
@@ -39,13 +39,8 @@ struct ColumnValues {
     /// Whether the values are computed from the first one (false once the guard turned that off).
     var usesStride: Bool { stride > 0 }
 
-    /// Forgets the current row's values: call it before reading each row.
-    @inline(__always)
-    mutating func newRow() {
-        first = nil
-    }
-
-    /// Forgets the current row's values: call it when the row was read, before the statement steps.
+    /// Forgets the current row's values: call it when the row was read, before the statement steps or
+    /// resets (the decoder does, however its row ends), so that the next row starts with none known.
     @inline(__always)
     mutating func endRow() {
         first = nil

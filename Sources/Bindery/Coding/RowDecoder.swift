@@ -171,7 +171,6 @@ final class RowDecoder: Decoder {
     /// Decodes a `T` from the current row, as a type of the given kind.
     func decodeRow<T: Decodable>(_ type: T.Type, kind: TopLevelKind) throws -> T {
         order.pointee.position = 0
-        values.pointee.newRow()
         switch kind {
         case .record:
             return try T(from: self)
