@@ -64,7 +64,7 @@ import Testing
             }
         } catch is Boom {}
         #expect(refusal?.code == .misuse)
-        #expect(refusal?.message.contains("did not open") == true)
+        #expect(refusal?.message.contains("not opened inside the scope") == true)
         #expect(try conn.fetchAll(Int.self, sql: "SELECT x FROM t") == [])
     }
 
@@ -81,6 +81,21 @@ import Testing
             #expect(throws: SQLiteError.self) { try conn.execute("RELEASE a", arguments: []) }
         }
         #expect(try conn.fetchAll(Int.self, sql: "SELECT x FROM t") == [2])
+    }
+
+    @Test func aSavepointAScriptOpensMayBeReleasedByALaterStatementOfTheScope() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(script: "CREATE TABLE t(x INTEGER PRIMARY KEY)")
+        try conn.transaction { conn in
+            try conn.execute(script: "SAVEPOINT s; INSERT INTO t(x) VALUES (1)")
+            try conn.execute("RELEASE s", arguments: [])
+            try conn.execute(script: "SAVEPOINT r; INSERT INTO t(x) VALUES (2); ROLLBACK TO r; RELEASE r")
+        }
+        #expect(try conn.fetchAll(Int.self, sql: "SELECT x FROM t") == [1])
+        // A new scope does not inherit the names of the last one.
+        try conn.transaction { conn in
+            _ = #expect(throws: SQLiteError.self) { try conn.execute("RELEASE s", arguments: []) }
+        }
     }
 
     @Test func outsideAScopeTransactionControlRunsAsWritten() throws {

@@ -19,8 +19,9 @@ extension Connection {
     /// Inside a ``transaction(_:_:)`` scope (and so inside `Database.write` and a migration), the
     /// script is part of the scope's transaction, which commits when the scope returns: a `COMMIT`,
     /// `END` or `ROLLBACK` in the script throws ``SQLiteError/Code/misuse`` before it runs, and so
-    /// does a `RELEASE` of a savepoint the script did not open itself (it could release the scope's
-    /// own). `SAVEPOINT`, and `RELEASE` and `ROLLBACK TO` of those savepoints, are fine. A statement
+    /// does a `RELEASE` of a savepoint not opened inside the scope (it could release the scope's own).
+    /// `SAVEPOINT`, and `RELEASE` and `ROLLBACK TO` of savepoints the scope's statements opened, in this
+    /// script or before it, are fine. A statement
     /// that comes after SQLite ended the transaction throws ``SQLiteError/Code/abort`` (see
     /// ``transaction(_:_:)``). Outside any scope each statement commits on its own, and a script may
     /// hold its own `BEGIN` … `COMMIT`.
@@ -34,8 +35,6 @@ extension Connection {
             try turnOnQueryOnly()
         }
         let bytes = Array(script.utf8)
-        // The names of the savepoints this script opened and has not released, innermost last.
-        var savepoints: [String] = []
         try script.withCString { start in
             var offset = 0
             while offset < bytes.count {
@@ -61,14 +60,14 @@ extension Connection {
                 try checkUsable(sql: sql)
                 let control = transactionDepth > 0 ? TransactionControl(sql: bytes[offset..<end]) : .none
                 if control != .none {
-                    try Connection.checkControl(control, sql: sql, savepoints: savepoints, inScript: true)
+                    try Connection.checkControl(control, sql: sql, savepoints: scopeSavepoints, inScript: true)
                 }
                 var result = sqlite3_step(statement)
                 while result == SQLITE_ROW { result = sqlite3_step(statement) }
                 guard result == SQLITE_DONE else {
                     throw SQLiteError(database: handle, resultCode: result, sql: sql)
                 }
-                Connection.track(control, in: &savepoints)
+                Connection.track(control, in: &scopeSavepoints)
                 offset = end
             }
         }
@@ -76,7 +75,7 @@ extension Connection {
 
     /// Throws when a transaction-control statement run inside a transaction scope (alone, or in a
     /// script when `inScript`) could end the scope's transaction or release the scope's savepoint:
-    /// `savepoints` are those the script, or the scope's single statements, opened themselves.
+    /// `savepoints` are those the scope's statements opened (``scopeSavepoints``).
     static func checkControl(
         _ control: TransactionControl, sql: String, savepoints: [String], inScript: Bool
     ) throws {
@@ -87,9 +86,8 @@ extension Connection {
         case .rollback:
             reason = "would end the transaction under the scope: throw an error from the body to roll it back"
         case .release(let name) where !savepoints.contains(name):
-            let opener = inScript ? "the script" : "a statement inside the scope"
             reason =
-                "releases a savepoint that \(opener) did not open, which could be the scope's own (or hold it) "
+                "releases a savepoint not opened inside the scope, which could be the scope's own (or hold it) "
                 + "and commit part of the transaction; only savepoints opened inside the scope may be released"
         default:
             return

@@ -95,8 +95,9 @@ public final class Connection {
     /// How many ``transaction(_:_:)`` scopes (the transaction and its savepoints) are open; while it
     /// is above 0, SQLite being in autocommit mode means SQLite rolled the transaction back under them.
     private(set) var transactionDepth = 0
-    /// The savepoints that single statements opened inside the current transaction scope, innermost
-    /// last: only those may be released by a statement (see ``guardTransactionControl(of:)``).
+    /// The savepoints that statements (alone or in a script) opened inside the current transaction
+    /// scope, innermost last: only those may be released by a statement (see
+    /// ``guardTransactionControl(of:)`` and ``execute(script:)``). Emptied when an outermost scope begins.
     var scopeSavepoints: [String] = []
     /// Whether Bindery runs a transaction-control statement of its own (``runCached(_:)``), which the
     /// check of ``guardTransactionControl(of:)`` lets through.
@@ -440,7 +441,7 @@ public final class Connection {
     /// and that one throws too: nothing of the transaction is committed, not even its last statements.
     ///
     /// Inside the transaction, a statement that would end it (`COMMIT`, `END`, `ROLLBACK`) or release
-    /// a savepoint the body did not open throws ``SQLiteError/Code/misuse`` before it runs, alone or in
+    /// a savepoint not opened inside it throws ``SQLiteError/Code/misuse`` before it runs, alone or in
     /// a script: the transaction commits when `body` returns, or not at all.
     ///
     /// ```swift
@@ -484,6 +485,10 @@ public final class Connection {
         // Named by depth, so that each level's statements are prepared once and cached.
         let name = "bindery_savepoint_\(transactionDepth + 1)"
         try runCached("SAVEPOINT \(name)")
+        if transactionDepth == 0 {
+            // An outermost scope inside a transaction begun without one (`BEGIN`, `SAVEPOINT`).
+            scopeSavepoints.removeAll(keepingCapacity: true)
+        }
         transactionDepth += 1
         defer { transactionDepth -= 1 }
         do {
