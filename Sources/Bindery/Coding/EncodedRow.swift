@@ -166,6 +166,11 @@ final class EncodedRow {
         return addSlot(key)
     }
 
+    /// The slot learned for the coding key `key`, or nil when none was (nothing is learned).
+    func existingSlot(forKey key: String) -> Int? {
+        (0..<storage.pointee.count).first { storage.pointee.keys[$0] == key }
+    }
+
     private func addSlot(_ key: String) -> Int {
         let count = storage.pointee.count
         if count == storage.pointee.capacity {

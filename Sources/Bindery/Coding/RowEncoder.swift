@@ -52,6 +52,8 @@ final class RowEncoderCore: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { values.options.codingUserInfo }
     /// An error found where the `Encoder` protocol gives no way to throw; thrown when encoding ends.
     var failure: Error?
+    /// Decodes a record from ``row`` as an INSERT stored it, made on first use.
+    lazy var insertedRowDecoder = InsertedRowDecoder(row: row, options: values.options)
     /// The keyed container of the first key type asked for, reused value after value.
     private var containerCache: AnyObject?
     private var cachedKeyType: ObjectIdentifier?

@@ -1,38 +1,6 @@
 /// Creating, updating and deleting records, each with SQL built once per record type and a cached
 /// statement.
 extension Connection {
-    /// Inserts `record` and returns the row as stored (`RETURNING *`): a nil integer id comes back
-    /// assigned, and columns with defaults come back filled.
-    ///
-    /// Properties that are nil are left out of the INSERT, so that column defaults apply to them.
-    /// With ``ConflictPolicy/ignore``, a row that was skipped returns `record` as given (and
-    /// ``changes`` is 0).
-    ///
-    /// ```swift
-    /// let saved = try conn.insert(Student(id: nil, name: "Ana", year: 2024))
-    /// print(saved.id!)  // the new rowid
-    /// ```
-    @discardableResult
-    public func insert<T: Record>(_ record: T, onConflict policy: ConflictPolicy = .abort) throws -> T {
-        guard isInTransaction else {
-            // The row is written at the first step and read back after: in a transaction of its own,
-            // a row that cannot be decoded back is not left behind.
-            return try transaction(.immediate) { try $0.insert(record, onConflict: policy) }
-        }
-        let state = recordContext.state(for: T.self)
-        return try state.withEncoder { encoder in
-            try encoder.encodeRow(record)
-            let row = encoder.row
-            let columns = row.nonNullSlots
-            let sql = state.insert(row: row, columns: columns, policy: policy, returning: true)
-            return try withStatement(sql) { statement in
-                try row.bind(to: statement, slots: columns, startingAt: 1)
-                let stored = try runReturning(statement, as: T.self, row: row, slots: columns)
-                return stored ?? record
-            }
-        }
-    }
-
     /// Inserts many records with one statement re-bound for each, in one transaction (a savepoint
     /// inside an open transaction); returns how many rows were inserted. Nothing is returned per row.
     ///
@@ -279,7 +247,7 @@ extension Connection {
     // MARK: Helpers
 
     /// Steps an INSERT … RETURNING * and decodes the row it returns, if any.
-    private func runReturning<T: Decodable>(_ statement: Statement, as type: T.Type, row: EncodedRow, slots: [Bool])
+    func runReturning<T: Decodable>(_ statement: Statement, as type: T.Type, row: EncodedRow, slots: [Bool])
         throws -> T?
     {
         do {

@@ -6,6 +6,11 @@ final class RecordContext {
     /// Converts interpolated ``SQL`` values.
     let values: ValueEncoder
     private var types: [ObjectIdentifier: RecordTypeState] = [:]
+    /// Whether `insert` always asks for `RETURNING *`, even where a plain INSERT tells the row as
+    /// stored: how tests compare the two ways.
+    var insertsReturningAlways = false
+    /// How many times `insert` ran a plain INSERT (no `RETURNING`), for tests.
+    var plainInsertCount = 0
 
     init(options: CodingOptions) {
         self.options = options

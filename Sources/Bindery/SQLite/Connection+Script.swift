@@ -62,6 +62,9 @@ extension Connection {
                 if control != .none {
                     try Connection.checkControl(control, sql: sql, savepoints: scopeSavepoints, inScript: true)
                 }
+                if TransactionControl.changesSchema(sql: bytes[offset..<end]) {
+                    noteSchemaChange()
+                }
                 var result = sqlite3_step(statement)
                 while result == SQLITE_ROW { result = sqlite3_step(statement) }
                 guard result == SQLITE_DONE else {

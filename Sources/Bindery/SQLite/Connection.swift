@@ -99,6 +99,9 @@ public final class Connection {
     /// scope, innermost last: only those may be released by a statement (see
     /// ``guardTransactionControl(of:)`` and ``execute(script:)``). Emptied when an outermost scope begins.
     var scopeSavepoints: [String] = []
+    /// Moves on each time a statement that changes the schema (`CREATE`, `DROP`, `ALTER`) is prepared to
+    /// run on this connection: what was read from the schema before is read again (see `InsertPlan`).
+    private(set) var schemaGeneration: UInt64 = 0
     /// Whether Bindery runs a transaction-control statement of its own (``runCached(_:)``), which the
     /// check of ``guardTransactionControl(of:)`` lets through.
     private var runsOwnControl = false
@@ -335,7 +338,15 @@ public final class Connection {
         if transactionDepth > 0, !runsOwnControl {
             try guardTransactionControl(of: statement)
         }
+        if statement.changesSchema {
+            noteSchemaChange()
+        }
         return statement
+    }
+
+    /// Records that a statement that changes the schema is about to run (see ``schemaGeneration``).
+    func noteSchemaChange() {
+        schemaGeneration &+= 1
     }
 
     /// Gives back a statement from ``checkOutStatement(_:)``.

@@ -37,6 +37,8 @@ final class Statement {
     /// What the statement does to the transaction, read from its first words on first use (inside a
     /// transaction scope only).
     lazy var transactionControl = TransactionControl(sql: sql.utf8)
+    /// Whether the statement changes the schema (see ``TransactionControl/changesSchema(sql:)``).
+    lazy var changesSchema = TransactionControl.changesSchema(sql: sql.utf8)
 
     /// Prepares `sql`, which must hold exactly one statement and no NUL byte, for the connection whose
     /// status is `status`.

@@ -60,6 +60,16 @@ enum TransactionControl: Equatable {
         }
     }
 
+    /// Whether the statement whose UTF-8 text is `sql` changes the schema: it starts with `CREATE`,
+    /// `DROP` or `ALTER`.
+    static func changesSchema(sql: some Collection<UInt8>) -> Bool {
+        var lexer = Lexer(bytes: Array(sql))
+        switch lexer.next()?.keyword {
+        case "create", "drop", "alter": return true
+        default: return false
+        }
+    }
+
     /// The offset of the first byte of `sql` that is not white space or inside a comment.
     static func startOfCode(in sql: [UInt8]) -> Int {
         var lexer = Lexer(bytes: sql)

@@ -1,0 +1,126 @@
+/// Inserting one record: a plain INSERT when the table stores the row as given, `RETURNING *` when the
+/// database fills more.
+extension Connection {
+    /// Inserts `record` and returns the row as stored: a nil integer id comes back assigned, and columns
+    /// with defaults come back filled.
+    ///
+    /// Properties that are nil are left out of the INSERT, so that column defaults apply to them.
+    /// With ``ConflictPolicy/ignore``, a row that was skipped returns `record` as given (and
+    /// ``changes`` is 0).
+    ///
+    /// ```swift
+    /// let saved = try conn.insert(Student(id: nil, name: "Ana", year: 2024))
+    /// print(saved.id!)  // the new rowid
+    /// ```
+    ///
+    /// When the table stores the row exactly as given, the INSERT asks for nothing back: no column the
+    /// record leaves out has a DEFAULT or is generated, no trigger is defined on the table, and every
+    /// value is of a kind its column keeps (no affinity conversion, such as a number into a TEXT
+    /// column). The id then comes from `sqlite3_last_insert_rowid`, and the record is decoded from the
+    /// values bound. Otherwise the INSERT ends in `RETURNING *` and the record is decoded from the row
+    /// it returns. The result is the same either way; the first is about five times cheaper in SQLite.
+    @discardableResult
+    public func insert<T: Record>(_ record: T, onConflict policy: ConflictPolicy = .abort) throws -> T {
+        guard isInTransaction else {
+            // The row is written at the first step and read back after: in a transaction of its own,
+            // a row that cannot be decoded back is not left behind.
+            return try transaction(.immediate) { try $0.insert(record, onConflict: policy) }
+        }
+        let state = recordContext.state(for: T.self)
+        return try state.withEncoder { encoder in
+            try encoder.encodeRow(record)
+            let row = encoder.row
+            let columns = row.nonNullSlots
+            if !recordContext.insertsReturningAlways,
+                let stored = try insertPlain(record, state: state, encoder: encoder, columns: columns, policy: policy)
+            {
+                return stored
+            }
+            let sql = state.insert(row: row, columns: columns, policy: policy, returning: true)
+            return try withStatement(sql) { statement in
+                try row.bind(to: statement, slots: columns, startingAt: 1)
+                let stored = try runReturning(statement, as: T.self, row: row, slots: columns)
+                return stored ?? record
+            }
+        }
+    }
+
+    /// Inserts the encoded row with a plain INSERT when its plan allows, and returns the record as
+    /// stored; returns nil, having run nothing, when the row needs `RETURNING *`.
+    private func insertPlain<T: Record>(
+        _ record: T, state: RecordTypeState, encoder: RowEncoderCore, columns: [Bool], policy: ConflictPolicy
+    ) throws -> T? {
+        let row = encoder.row
+        let sql = state.insert(row: row, columns: columns, policy: policy, returning: false)
+        let outcome = try withStatement(sql) { statement -> PlainInsert? in
+            let plan = try insertPlan(for: statement, state: state, row: row, columns: columns)
+            guard plan.isPlain, plan.keepsValues(of: row) else { return nil }
+            try row.bind(to: statement, slots: columns, startingAt: 1)
+            recordContext.plainInsertCount &+= 1
+            let reprepareCount = plan.reprepareCount
+            do {
+                try statement.run()
+            } catch let error as SQLiteError {
+                throw error.with(arguments: row.values.indices.filter { columns[$0] }.map { row.values[$0] })
+            }
+            guard statement.changes > 0 else { return .skipped }
+            let rowid = lastInsertRowID
+            guard statement.reprepareCount == reprepareCount else {
+                // The schema changed under the statement, which SQLite re-prepared as it stepped: the
+                // plan may no longer hold, and the row is read back as stored.
+                statement.attachment = nil
+                return .readBack(rowid, plan.rowidName)
+            }
+            return .stored(rowid, plan)
+        }
+        switch outcome {
+        case nil:
+            return nil
+        case .skipped:
+            return record
+        case .stored(let rowid, let plan):
+            if let decoded = try encoder.insertedRowDecoder.decode(T.self, slots: plan.slots, rowid: rowid)
+            {
+                return decoded
+            }
+            return try readBack(T.self, state: state, rowid: rowid, rowidName: plan.rowidName) ?? record
+        case .readBack(let rowid, let rowidName):
+            return try readBack(T.self, state: state, rowid: rowid, rowidName: rowidName) ?? record
+        }
+    }
+
+    /// What a plain INSERT did.
+    private enum PlainInsert {
+        /// Nothing was inserted (``ConflictPolicy/ignore``).
+        case skipped
+        /// The row with this rowid was stored as the plan says.
+        case stored(Int64, InsertPlan)
+        /// The row with this rowid (read by this name) must be read back from the table.
+        case readBack(Int64, String)
+    }
+
+    /// The plan kept on `statement`, the plain INSERT of `row`'s `columns`, or a new one made from the
+    /// table's schema and kept there.
+    private func insertPlan(for statement: Statement, state: RecordTypeState, row: EncodedRow, columns: [Bool])
+        throws -> InsertPlan
+    {
+        if let plan = statement.attachment as? InsertPlan, plan.reprepareCount == statement.reprepareCount,
+            plan.schemaGeneration == schemaGeneration
+        {
+            return plan
+        }
+        let profile = try insertProfile(ofTable: state.tableName)
+        let plan = InsertPlan(
+            profile: profile, row: row, columns: columns, reprepareCount: statement.reprepareCount,
+            schemaGeneration: schemaGeneration)
+        statement.attachment = plan
+        return plan
+    }
+
+    /// The row with `rowid`, read back from the table and decoded as `RETURNING *` would have been.
+    private func readBack<T: Record>(_ type: T.Type, state: RecordTypeState, rowid: Int64, rowidName: String) throws
+        -> T?
+    {
+        try fetchOne(T.self, sql: SQL(text: "\(state.selectAll) WHERE \(rowidName) = ?", values: [rowid]))
+    }
+}

@@ -1,0 +1,77 @@
+/// How `insert` runs a record's INSERT for one set of columns: whether the table stores the row as
+/// given, so that a plain INSERT (no `RETURNING`) and the new rowid tell the row as stored, and, for
+/// each slot of the encoded row, where its stored value comes from.
+///
+/// A plan is made from the table's ``TableInsertProfile`` when its plain INSERT statement is prepared,
+/// and kept on that statement (its attachment) while SQLite does not re-prepare it and the connection
+/// runs no statement that changes the schema. A schema change made by another connection is seen only
+/// when the statement steps and SQLite re-prepares it: `insert` then reads the row back as stored.
+final class InsertPlan {
+    /// The statement's re-prepare count when the plan was made.
+    let reprepareCount: Int32
+    /// The connection's ``Connection/schemaGeneration`` when the plan was made: a schema change made
+    /// on the connection expires the statement, which SQLite re-prepares only when it next steps.
+    let schemaGeneration: UInt64
+    /// Whether rows of this shape can be inserted without `RETURNING`, when ``keepsValues(of:)``.
+    let isPlain: Bool
+    /// Where each slot's stored value comes from.
+    let slots: [InsertedRowDecoder.StoredSlot]
+    /// The name that reads the rowid in this table (`rowid`, or `_rowid_` or `oid` when a column
+    /// takes that name).
+    let rowidName: String
+    /// Each bound slot and its column in the profile, for the per-row affinity check.
+    private let bound: [(slot: Int, column: Int)]
+    private let profile: TableInsertProfile
+
+    /// The plan for inserting the slots of `row` marked in `columns` (its non-NULL ones) into the table
+    /// of `profile`.
+    init(
+        profile: TableInsertProfile, row: EncodedRow, columns: [Bool], reprepareCount: Int32,
+        schemaGeneration: UInt64
+    ) {
+        self.profile = profile
+        self.reprepareCount = reprepareCount
+        self.schemaGeneration = schemaGeneration
+        var isPlain = profile.storesRowsAsGiven
+        var slots: [InsertedRowDecoder.StoredSlot] = []
+        var bound: [(slot: Int, column: Int)] = []
+        let names = row.columns
+        for slot in names.indices {
+            let column = profile.index(ofColumn: names[slot])
+            if slot < columns.count && columns[slot] {
+                guard let column else {
+                    isPlain = false  // the INSERT names a column the table does not have: it fails
+                    slots.append(.unknown)
+                    continue
+                }
+                slots.append(.bound)
+                bound.append((slot, column))
+            } else if let column {
+                if let alias = profile.rowidAlias, FoldedIdentifier.same(alias, names[slot]) {
+                    slots.append(.rowid)
+                } else if profile.columns[column].fillsItself {
+                    isPlain = false  // a DEFAULT or a generated value: only the stored row tells it
+                    slots.append(.unknown)
+                } else {
+                    slots.append(.null)
+                }
+            } else {
+                slots.append(.unknown)  // not a column of the table: the decoder gives up if asked
+            }
+        }
+        let rowidName = ["rowid", "_rowid_", "oid"].first { name in profile.index(ofColumn: name) == nil }
+        self.rowidName = rowidName ?? ""
+        self.isPlain = isPlain && rowidName != nil
+        self.slots = slots
+        self.bound = bound
+    }
+
+    /// Whether the table stores every bound value of `row` unchanged (no affinity conversion).
+    @inline(__always)
+    func keepsValues(of row: EncodedRow) -> Bool {
+        for (slot, column) in bound where !profile.keeps(row.value(at: slot), column: column) {
+            return false
+        }
+        return true
+    }
+}
