@@ -225,7 +225,8 @@ import Testing
     }
 
     @Test func aStrictTableConvertsToo() throws {
-        let schema = "CREATE TABLE t (id INTEGER PRIMARY KEY, number INTEGER, text TEXT, real REAL, numeric ANY, "
+        let schema =
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, number INTEGER, text TEXT, real REAL, numeric ANY, "
             + "anything ANY) STRICT"
         let kept = Loose(id: nil, number: 5, text: "5", real: 2.5, numeric: 7, anything: .blob(Data([1])))
         let records = [
@@ -256,7 +257,8 @@ import Testing
     }
 
     @Test func anIntegerPrimaryKeyDescIsNotTheRowid() throws {
-        let schema = "CREATE TABLE t (id INTEGER PRIMARY KEY DESC, name TEXT NOT NULL, age INTEGER NOT NULL, "
+        let schema =
+            "CREATE TABLE t (id INTEGER PRIMARY KEY DESC, name TEXT NOT NULL, age INTEGER NOT NULL, "
             + "score REAL NOT NULL, active BOOLEAN NOT NULL, born TEXT NOT NULL, photo BLOB, nick TEXT)"
         let (outcomes, plain) = try Self.bothWays(schema, [Self.people[0]])
         #expect(plain == 1)
@@ -264,7 +266,8 @@ import Testing
     }
 
     @Test func aTableLevelKeyIsTheRowid() throws {
-        let schema = "CREATE TABLE t (id INTEGER, name TEXT NOT NULL, age INTEGER NOT NULL, score REAL NOT NULL, "
+        let schema =
+            "CREATE TABLE t (id INTEGER, name TEXT NOT NULL, age INTEGER NOT NULL, score REAL NOT NULL, "
             + "active BOOLEAN NOT NULL, born TEXT NOT NULL, photo BLOB, nick TEXT, PRIMARY KEY (id DESC))"
         let (outcomes, plain) = try Self.bothWays(schema, [Self.people[0]])
         #expect(plain == 1)

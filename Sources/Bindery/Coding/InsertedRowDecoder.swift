@@ -34,17 +34,30 @@ final class InsertedRowDecoder: Decoder {
     let userInfo: [CodingUserInfoKey: Any]
     /// Whether dates are not decoded by a custom closure, so that TEXT is parsed directly.
     private let usesTextDates: Bool
-    /// The slots of the row being decoded, and its rowid.
-    private(set) var slots: [StoredSlot] = []
-    private(set) var rowid: Int64 = 0
-    /// Moves on when a row starts and when it ends: a container made for one row refuses to read once
-    /// it has moved on.
-    private(set) var generation: UInt64 = 0
-    /// Whether the decoder gave up on the current row.
-    private(set) var gaveUp = false
-    /// Slots by coding-key tag for `tagType`, when its keys are plain enum cases (see ``KeyTagTable``).
-    private var tags: KeyTagTable?
-    private var tagType: ObjectIdentifier?
+
+    /// The row being decoded, behind a pointer: read for every field, it must not pay for the
+    /// exclusivity checks of a class's stored `var`s.
+    struct Current {
+        /// Where each slot's stored value comes from, valid while the row is decoded.
+        var slots: UnsafePointer<StoredSlot>?
+        var slotCount = 0
+        var rowid: Int64 = 0
+        /// Whether the decoder gave up on the row.
+        var gaveUp = false
+        /// Whether the reused keyed container was handed out during the row.
+        var handedOut = false
+    }
+    let current: UnsafeMutablePointer<Current>
+    /// The decoder's counters (see ``RowGenerations``): ``RowGenerations/row`` is odd while a row is
+    /// decoded; a container made for one row refuses to read once it has moved on.
+    let generations: UnsafeMutablePointer<UInt64>
+    /// The keyed container of the first key type asked for, reused record after record while no
+    /// decoded value keeps it (as ``RowDecoder`` reuses its own), and its counted reference.
+    private var containerCache: AnyObject?
+    private var cachedKeyType: ObjectIdentifier?
+    private var containerReference: UnsafeMutablePointer<AnyObject>?
+    /// The tag table of that container, when its keys are plain enum cases (see ``KeyTagTable``).
+    private var keyTags: KeyTagTable?
     /// The type decoded last, and whether it is ``ColumnDecodable`` (which ``RowDecoder`` decodes through
     /// ``ColumnDecodable/init(columns:)``, and this decoder does not): found once per type.
     private var decodedType: ObjectIdentifier?
@@ -59,28 +72,36 @@ final class InsertedRowDecoder: Decoder {
         } else {
             self.usesTextDates = true
         }
+        self.current = .allocate(capacity: 1)
+        self.current.initialize(to: Current())
+        self.generations = RowGenerations.take()
     }
 
-    /// Decodes a `T` from the row as stored: ``row``'s values where `slots` says ``StoredSlot/bound``,
-    /// and so on, with `rowid` for ``StoredSlot/rowid``. Returns nil when the decoder gave up; throws
-    /// what `init(from:)` throws otherwise.
-    func decode<T: Decodable>(_ type: T.Type, slots: [StoredSlot], rowid: Int64) throws -> T? {
+    deinit {
+        RowGenerations.giveBack(generations)
+        current.deinitialize(count: 1)
+        current.deallocate()
+    }
+
+    /// Decodes a `T` from the row as stored: ``row``'s values where `slots` (`count` of them, one per
+    /// slot of ``row``) says ``StoredSlot/bound``, and so on, with `rowid` for ``StoredSlot/rowid``.
+    /// Throws ``GaveUp`` when the decoder gave up, and what `init(from:)` throws otherwise.
+    func decode<T: Decodable>(_ type: T.Type, slots: UnsafePointer<StoredSlot>, count: Int, rowid: Int64) throws -> T {
         if decodedType != ObjectIdentifier(T.self) {
             decodedType = ObjectIdentifier(T.self)
             decodesColumns = T.self is any ColumnDecodable.Type
         }
-        guard !decodesColumns else { return nil }
-        self.slots = slots
-        self.rowid = rowid
-        gaveUp = false
-        generation &+= 1
-        defer { generation &+= 1 }
+        guard !decodesColumns else { throw GaveUp() }
+        current.pointee = Current(slots: slots, slotCount: count, rowid: rowid)
+        generations[RowGenerations.row] &+= 1
+        defer { endRow() }
         do {
             let value = try T(from: self)
-            return gaveUp ? nil : value
+            guard !current.pointee.gaveUp else { throw GaveUp() }
+            return value
         } catch {
-            if gaveUp {
-                return nil
+            if current.pointee.gaveUp {
+                throw GaveUp()
             }
             throw error
         }
@@ -88,42 +109,76 @@ final class InsertedRowDecoder: Decoder {
 
     /// Gives up on the current row; returns the error that stops `init(from:)`.
     func giveUp() -> GaveUp {
-        gaveUp = true
+        current.pointee.gaveUp = true
         return GaveUp()
     }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        var table: KeyTagTable?
-        if KeyTagTable.isTaggable(Key.self) {
-            if tagType == nil {
-                tagType = ObjectIdentifier(Key.self)
-                tags = KeyTagTable()
+    /// Ends the row: its containers refuse to read from now on, and the reused keyed container is
+    /// dropped if a decoded value kept it.
+    @inline(__always)
+    private func endRow() {
+        generations[RowGenerations.row] &+= 1
+        current.pointee.slots = nil
+        current.pointee.slotCount = 0
+        if current.pointee.handedOut {
+            current.pointee.handedOut = false
+            if let reference = containerReference, isKnownUniquelyReferenced(&reference.pointee) {
+                return
             }
-            table = tagType == ObjectIdentifier(Key.self) ? tags : nil
+            generations[RowGenerations.kept] &+= 1
+            containerReference = nil
+            containerCache = nil
+            cachedKeyType = nil
+            keyTags = nil
         }
-        return KeyedDecodingContainer(InsertedRowKeyedContainer<Key>(decoder: self, tags: table))
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard generations[RowGenerations.row] & 1 == 1 else {
+            throw RowDecoder.expired("the inserted-row decoder")
+        }
+        if let cached = containerCache, cachedKeyType == ObjectIdentifier(Key.self) {
+            current.pointee.handedOut = true
+            return unsafeDowncast(cached, to: ContainerBox<KeyedDecodingContainer<Key>>.self).value()
+        }
+        return makeContainer(keyedBy: Key.self)
+    }
+
+    /// A new keyed container, kept for the next records when it is the first one (see
+    /// ``RowDecoder``'s own, which this follows).
+    @inline(never)
+    private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
+        let reused = containerCache == nil
+        let tags = KeyTagTable.isTaggable(Key.self) && reused ? KeyTagTable() : nil
+        let counter = generations + (reused ? RowGenerations.kept : RowGenerations.row)
+        let container = KeyedDecodingContainer(
+            InsertedRowKeyedContainer<Key>(decoder: self, tags: tags?.entries, generation: counter))
+        if reused {
+            let box = ContainerBox(container)
+            containerCache = box
+            containerReference = box.reference
+            current.pointee.handedOut = true
+            cachedKeyType = ObjectIdentifier(Key.self)
+            keyTags = tags
+        }
+        return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard generations[RowGenerations.row] & 1 == 1 else {
+            throw RowDecoder.expired("the inserted-row decoder")
+        }
         throw giveUp()
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        guard generations[RowGenerations.row] & 1 == 1 else {
+            throw RowDecoder.expired("the inserted-row decoder")
+        }
         throw giveUp()
     }
 
-    /// The stored value of `slot`, or nil when it is not known.
-    @inline(__always)
-    func value(at slot: Int) -> SQLiteValue? {
-        switch slots[slot] {
-        case .bound: return row.value(at: slot)
-        case .null: return .null
-        case .rowid: return .integer(rowid)
-        case .unknown: return nil
-        }
-    }
-
-    /// A `Date` from a value, as ``RowDecoder`` reads one from TEXT; nil for anything else.
+    /// A `Date` from TEXT, as ``RowDecoder`` reads one; nil for anything else.
     func date(from value: SQLiteValue) -> Date? {
         guard usesTextDates, case .text(var text) = value else { return nil }
         return text.withUTF8 { SQLiteDate.date(fromUTF8: $0) }
@@ -132,23 +187,24 @@ final class InsertedRowDecoder: Decoder {
     /// A value of a type ``RowDecoder`` converts itself, from a value of the kind it reads that type
     /// from directly; nil for any other type or value.
     func convert<T>(_ value: SQLiteValue, to type: T.Type) -> T? {
+        // Each unsafeBitCast below reinterprets a value as its own type: T was just compared equal.
         switch value {
         case .integer(let integer):
-            if T.self == Int.self { return Int(exactly: integer) as? T }
-            if T.self == Int64.self { return integer as? T }
-            if T.self == Double.self { return Double(integer) as? T }
-            if T.self == Bool.self, integer == 0 || integer == 1 { return (integer == 1) as? T }
+            if T.self == Int.self { return unsafeBitCast(Int(integer), to: T.self) }
+            if T.self == Int64.self { return unsafeBitCast(integer, to: T.self) }
+            if T.self == Double.self { return unsafeBitCast(Double(integer), to: T.self) }
+            if T.self == Bool.self, integer == 0 || integer == 1 { return unsafeBitCast(integer == 1, to: T.self) }
         case .real(let double):
-            if T.self == Double.self { return double as? T }
+            if T.self == Double.self { return unsafeBitCast(double, to: T.self) }
         case .text(let text):
-            if T.self == String.self { return text as? T }
-            if T.self == Date.self { return date(from: value) as? T }
+            if T.self == String.self { return unsafeBitCast(text, to: T.self) }
+            if T.self == Date.self, let date = date(from: value) { return unsafeBitCast(date, to: T.self) }
         case .blob(let data):
-            if T.self == Data.self { return data as? T }
+            if T.self == Data.self { return unsafeBitCast(data, to: T.self) }
         case .null:
             break
         }
-        if T.self == SQLiteValue.self { return value as? T }
+        if T.self == SQLiteValue.self { return unsafeBitCast(value, to: T.self) }
         return nil
     }
 }

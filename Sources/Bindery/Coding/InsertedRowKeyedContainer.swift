@@ -3,18 +3,29 @@ import Foundation
 /// The keyed container of ``InsertedRowDecoder``: each key reads the stored value of the slot the
 /// encoder filled for the same coding key, and gives up where ``RowDecoder`` might answer otherwise.
 struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    private let decoder: InsertedRowDecoder
-    /// The decoder's generation when the container was made: a container kept past its row throws.
+    // As ``RowKeyedDecodingContainer`` does, the container holds no counted reference: it reads its
+    // decoder only after checking the decoder's row counter, which is never freed (see RowGenerations).
+    private let decoderReference: Unmanaged<InsertedRowDecoder>
+    /// The decoder's row counter (or, for the container reused record after record, its kept-container
+    /// counter), and the value it must hold for the container to read.
+    private let generation: UnsafeMutablePointer<UInt64>
     private let expected: UInt64
+    private let current: UnsafeMutablePointer<InsertedRowDecoder.Current>
     /// Slots by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
-    private let tags: KeyTagTable?
+    private let tags: UnsafeMutablePointer<Int32>?
     var codingPath: [any CodingKey] { [] }
 
-    init(decoder: InsertedRowDecoder, tags: KeyTagTable?) {
-        self.decoder = decoder
+    /// A container reading `decoder`'s rows while `generation` keeps its present value.
+    init(decoder: InsertedRowDecoder, tags: UnsafeMutablePointer<Int32>?, generation: UnsafeMutablePointer<UInt64>) {
+        self.decoderReference = Unmanaged.passUnretained(decoder)
+        self.generation = generation
+        self.expected = generation.pointee
+        self.current = decoder.current
         self.tags = tags
-        self.expected = decoder.generation
     }
+
+    /// The decoder, once the container was found valid.
+    private var decoder: InsertedRowDecoder { decoderReference.takeUnretainedValue() }
 
     /// The slot `key` reads: the one the encoder filled for the same coding key; -1 when there is none.
     @inline(__always)
@@ -32,17 +43,23 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         return slot
     }
 
-    /// The stored value of `key`'s column; gives up when it is not known.
+    /// The stored value of `key`'s column; gives up when it is not known. A container kept past its
+    /// row throws.
     @inline(__always)
     private func value(_ key: Key) throws -> SQLiteValue {
-        guard decoder.generation == expected else {
+        guard generation.pointee == expected else {
             throw RowDecoder.expired("a keyed decoding container", codingPath: [key])
         }
         let slot = slot(key)
-        guard slot >= 0, let value = decoder.value(at: slot) else {
+        guard slot >= 0, slot < current.pointee.slotCount, let slots = current.pointee.slots else {
             throw decoder.giveUp()
         }
-        return value
+        switch slots[slot] {
+        case .bound: return decoderReference._withUnsafeGuaranteedRef { $0.row.value(at: slot) }
+        case .null: return .null
+        case .rowid: return .integer(current.pointee.rowid)
+        case .unknown: throw decoder.giveUp()
+        }
     }
 
     @inline(__always)
@@ -61,8 +78,29 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         return converted
     }
 
+    @inline(__always)
+    private func string(_ value: SQLiteValue) throws -> String {
+        guard case .text(let text) = value else { throw decoder.giveUp() }
+        return text
+    }
+
+    @inline(__always)
+    private func double(_ value: SQLiteValue) throws -> Double {
+        switch value {
+        case .real(let double): return double
+        case .integer(let integer): return Double(integer)
+        default: throw decoder.giveUp()
+        }
+    }
+
+    @inline(__always)
+    private func bool(_ value: SQLiteValue) throws -> Bool {
+        guard case .integer(let integer) = value, integer == 0 || integer == 1 else { throw decoder.giveUp() }
+        return integer == 1
+    }
+
     private func float(_ value: SQLiteValue) throws -> Float {
-        let double: Double = try converted(Double.self, value)
+        let double = try double(value)
         let float = Float(double)
         if float.isInfinite && double.isFinite {
             throw decoder.giveUp()
@@ -72,12 +110,18 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     /// Nothing is known about the table's other columns: the decoder gives up.
     var allKeys: [Key] {
-        _ = decoder.giveUp()
+        if generation.pointee == expected {
+            _ = decoder.giveUp()
+        }
         return []
     }
 
+    /// Whether the row has `key`'s column; false, and the decoder gives up, when that is not known.
+    /// False once the row is gone (reading the key then throws).
     func contains(_ key: Key) -> Bool {
-        guard decoder.generation == expected, slot(key) >= 0 else {
+        guard generation.pointee == expected else { return false }
+        let slot = slot(key)
+        guard slot >= 0, slot < current.pointee.slotCount, current.pointee.slots?[slot] != .unknown else {
             _ = decoder.giveUp()
             return false
         }
@@ -85,9 +129,9 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
 
     func decodeNil(forKey key: Key) throws -> Bool { try value(key).isNull }
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try converted(Bool.self, value(key)) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try converted(String.self, value(key)) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try converted(Double.self, value(key)) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try bool(value(key)) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try string(value(key)) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try double(value(key)) }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try float(value(key)) }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(Int.self, value(key)) }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(Int8.self, value(key)) }
@@ -110,15 +154,15 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
         guard let value = try present(key) else { return nil }
-        return try converted(Bool.self, value)
+        return try bool(value)
     }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
         guard let value = try present(key) else { return nil }
-        return try converted(String.self, value)
+        return try string(value)
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
         guard let value = try present(key) else { return nil }
-        return try converted(Double.self, value)
+        return try double(value)
     }
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
         guard let value = try present(key) else { return nil }
@@ -159,21 +203,29 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         return try integer(T.self, value)
     }
 
+    /// Gives up on the row (a kept container throws instead); returns the error that stops `init(from:)`.
+    private func unsupported() throws -> InsertedRowDecoder.GaveUp {
+        guard generation.pointee == expected else {
+            throw RowDecoder.expired("a keyed decoding container", codingPath: codingPath)
+        }
+        return decoder.giveUp()
+    }
+
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
         -> KeyedDecodingContainer<NestedKey>
     {
-        throw decoder.giveUp()
+        throw try unsupported()
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        throw decoder.giveUp()
+        throw try unsupported()
     }
 
     func superDecoder() throws -> any Decoder {
-        throw decoder.giveUp()
+        throw try unsupported()
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        throw decoder.giveUp()
+        throw try unsupported()
     }
 }

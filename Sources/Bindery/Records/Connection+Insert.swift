@@ -26,37 +26,57 @@ extension Connection {
             // a row that cannot be decoded back is not left behind.
             return try transaction(.immediate) { try $0.insert(record, onConflict: policy) }
         }
-        let state = recordContext.state(for: T.self)
+        let context = recordContext
+        let state = context.state(for: T.self)
         return try state.withEncoder { encoder in
             try encoder.encodeRow(record)
             let row = encoder.row
-            let columns = row.nonNullSlots
-            if !recordContext.insertsReturningAlways,
-                let stored = try insertPlain(record, state: state, encoder: encoder, columns: columns, policy: policy)
+            let memo = insertMemo(state: state, encoder: encoder, policy: policy)
+            if !context.insertsReturningAlways,
+                let stored = try insertPlain(record, state: state, encoder: encoder, memo: memo, context: context)
             {
                 return stored
             }
-            let sql = state.insert(row: row, columns: columns, policy: policy, returning: true)
-            return try withStatement(sql) { statement in
-                try row.bind(to: statement, slots: columns, startingAt: 1)
-                let stored = try runReturning(statement, as: T.self, row: row, slots: columns)
+            return try withStatement(memo.returningSQL) { statement in
+                try row.bind(to: statement, slots: memo.columns, startingAt: 1)
+                let stored = try runReturning(statement, as: T.self, row: row, slots: memo.columns)
                 return stored ?? record
             }
         }
     }
 
+    /// The columns and SQL for the row `encoder` holds: the last ones while the row has the same
+    /// non-NULL columns, found without building anything.
+    @inline(__always)
+    private func insertMemo(state: RecordTypeState, encoder: RowEncoderCore, policy: ConflictPolicy) -> InsertMemo {
+        let row = encoder.row
+        let shared = encoder === state.encoder
+        if shared, let memo = state.insertMemo, memo.policy == policy, row.nonNullSlotsEqual(memo.columns) {
+            return memo
+        }
+        let columns = row.nonNullSlots
+        let memo = InsertMemo(
+            columns: columns, policy: policy,
+            plainSQL: state.insert(row: row, columns: columns, policy: policy, returning: false),
+            returningSQL: state.insert(row: row, columns: columns, policy: policy, returning: true))
+        if shared {
+            state.insertMemo = memo
+        }
+        return memo
+    }
+
     /// Inserts the encoded row with a plain INSERT when its plan allows, and returns the record as
     /// stored; returns nil, having run nothing, when the row needs `RETURNING *`.
     private func insertPlain<T: Record>(
-        _ record: T, state: RecordTypeState, encoder: RowEncoderCore, columns: [Bool], policy: ConflictPolicy
+        _ record: T, state: RecordTypeState, encoder: RowEncoderCore, memo: InsertMemo, context: RecordContext
     ) throws -> T? {
         let row = encoder.row
-        let sql = state.insert(row: row, columns: columns, policy: policy, returning: false)
-        let outcome = try withStatement(sql) { statement -> PlainInsert? in
+        let columns = memo.columns
+        let outcome = try withStatement(memo.plainSQL) { statement -> PlainInsert? in
             let plan = try insertPlan(for: statement, state: state, row: row, columns: columns)
             guard plan.isPlain, plan.keepsValues(of: row) else { return nil }
             try row.bind(to: statement, slots: columns, startingAt: 1)
-            recordContext.plainInsertCount &+= 1
+            context.plainInsertCount &+= 1
             let reprepareCount = plan.reprepareCount
             do {
                 try statement.run()
@@ -79,11 +99,12 @@ extension Connection {
         case .skipped:
             return record
         case .stored(let rowid, let plan):
-            if let decoded = try encoder.insertedRowDecoder.decode(T.self, slots: plan.slots, rowid: rowid)
-            {
-                return decoded
+            do {
+                return try encoder.insertedRowDecoder.decode(
+                    T.self, slots: plan.slots, count: plan.slotCount, rowid: rowid)
+            } catch is InsertedRowDecoder.GaveUp {
+                return try readBack(T.self, state: state, rowid: rowid, rowidName: plan.rowidName) ?? record
             }
-            return try readBack(T.self, state: state, rowid: rowid, rowidName: plan.rowidName) ?? record
         case .readBack(let rowid, let rowidName):
             return try readBack(T.self, state: state, rowid: rowid, rowidName: rowidName) ?? record
         }

@@ -14,8 +14,9 @@ final class InsertPlan {
     let schemaGeneration: UInt64
     /// Whether rows of this shape can be inserted without `RETURNING`, when ``keepsValues(of:)``.
     let isPlain: Bool
-    /// Where each slot's stored value comes from.
-    let slots: [InsertedRowDecoder.StoredSlot]
+    /// Where each slot's stored value comes from, ``slotCount`` of them.
+    let slots: UnsafeMutablePointer<InsertedRowDecoder.StoredSlot>
+    let slotCount: Int
     /// The name that reads the rowid in this table (`rowid`, or `_rowid_` or `oid` when a column
     /// takes that name).
     let rowidName: String
@@ -34,6 +35,7 @@ final class InsertPlan {
         self.schemaGeneration = schemaGeneration
         var isPlain = profile.storesRowsAsGiven
         var slots: [InsertedRowDecoder.StoredSlot] = []
+        slots.reserveCapacity(row.count)
         var bound: [(slot: Int, column: Int)] = []
         let names = row.columns
         for slot in names.indices {
@@ -62,8 +64,15 @@ final class InsertPlan {
         let rowidName = ["rowid", "_rowid_", "oid"].first { name in profile.index(ofColumn: name) == nil }
         self.rowidName = rowidName ?? ""
         self.isPlain = isPlain && rowidName != nil
-        self.slots = slots
+        self.slots = .allocate(capacity: max(slots.count, 1))
+        self.slots.initialize(from: slots, count: slots.count)
+        self.slotCount = slots.count
         self.bound = bound
+    }
+
+    deinit {
+        slots.deinitialize(count: slotCount)
+        slots.deallocate()
     }
 
     /// Whether the table stores every bound value of `row` unchanged (no affinity conversion).
@@ -74,4 +83,13 @@ final class InsertPlan {
         }
         return true
     }
+}
+
+/// The non-NULL columns of a record `insert` ran, its conflict policy, and its two INSERTs: the plain
+/// one and the one ending in `RETURNING *`.
+struct InsertMemo {
+    let columns: [Bool]
+    let policy: ConflictPolicy
+    let plainSQL: String
+    let returningSQL: String
 }
