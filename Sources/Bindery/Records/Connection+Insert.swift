@@ -32,7 +32,7 @@ extension Connection {
             try encoder.encodeRow(record)
             let row = encoder.row
             let memo = insertMemo(state: state, encoder: encoder, policy: policy)
-            if !context.insertsReturningAlways,
+            if !context.insertsReturningAlways, memo.needsReturningAt != schemaGeneration,
                 let stored = try insertPlain(record, state: state, encoder: encoder, memo: memo, context: context)
             {
                 return stored
@@ -74,7 +74,11 @@ extension Connection {
         let columns = memo.columns
         let outcome = try withStatement(memo.plainSQL) { statement -> PlainInsert? in
             let plan = try insertPlan(for: statement, state: state, row: row, columns: columns)
-            guard plan.isPlain, plan.keepsValues(of: row) else { return nil }
+            guard plan.isPlain else {
+                memo.needsReturningAt = schemaGeneration
+                return nil
+            }
+            guard plan.keepsValues(of: row) else { return nil }
             try row.bind(to: statement, slots: columns, startingAt: 1)
             context.plainInsertCount &+= 1
             let reprepareCount = plan.reprepareCount

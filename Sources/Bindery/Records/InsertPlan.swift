@@ -87,9 +87,21 @@ final class InsertPlan {
 
 /// The non-NULL columns of a record `insert` ran, its conflict policy, and its two INSERTs: the plain
 /// one and the one ending in `RETURNING *`.
-struct InsertMemo {
+final class InsertMemo {
     let columns: [Bool]
     let policy: ConflictPolicy
     let plainSQL: String
     let returningSQL: String
+    /// The connection's ``Connection/schemaGeneration`` at which a plan found that rows of this shape
+    /// need `RETURNING *` whatever their values (a DEFAULT, a trigger, …): until the connection changes
+    /// the schema, `insert` goes straight to `RETURNING *`. (A schema change made elsewhere may keep it
+    /// there longer than needed, which is never wrong.)
+    var needsReturningAt: UInt64?
+
+    init(columns: [Bool], policy: ConflictPolicy, plainSQL: String, returningSQL: String) {
+        self.columns = columns
+        self.policy = policy
+        self.plainSQL = plainSQL
+        self.returningSQL = returningSQL
+    }
 }
