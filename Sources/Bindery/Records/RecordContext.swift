@@ -6,6 +6,8 @@ final class RecordContext {
     /// Converts interpolated ``SQL`` values.
     let values: ValueEncoder
     private var types: [ObjectIdentifier: RecordTypeState] = [:]
+    /// The record type asked for last, and its state: found again without a dictionary look-up.
+    private var last: (key: ObjectIdentifier, state: RecordTypeState)?
     /// Whether `insert` always asks for `RETURNING *`, even where a plain INSERT tells the row as
     /// stored: how tests compare the two ways.
     var insertsReturningAlways = false
@@ -20,11 +22,16 @@ final class RecordContext {
     /// The state of record type `T`, made on first use.
     func state<T: Record>(for type: T.Type) -> RecordTypeState {
         let key = ObjectIdentifier(T.self)
+        if let last, last.key == key {
+            return last.state
+        }
         if let state = types[key] {
+            last = (key, state)
             return state
         }
         let state = RecordTypeState(table: T.tableName, primaryKey: T.primaryKey, options: options)
         types[key] = state
+        last = (key, state)
         return state
     }
 }

@@ -92,6 +92,8 @@ public final class Connection {
     var isQueryOnly = false
     /// Per-connection state kept by the layers above (record SQL, coding options), by type.
     private var extensions: [ObjectIdentifier: AnyObject] = [:]
+    /// The extension state asked for last, and its type: found again without a dictionary look-up.
+    private var lastExtension: (key: ObjectIdentifier, state: AnyObject)?
     /// How many ``transaction(_:_:)`` scopes (the transaction and its savepoints) are open; while it
     /// is above 0, SQLite being in autocommit mode means SQLite rolled the transaction back under them.
     private(set) var transactionDepth = 0
@@ -181,6 +183,7 @@ public final class Connection {
         // keeps the connection as a zombie, whose statements never step (`status` says closed).
         statementCache.removeAll()
         extensions.removeAll()
+        lastExtension = nil
         sqlite3_close_v2(handle)
     }
 
@@ -273,17 +276,24 @@ public final class Connection {
     /// The per-connection state of type `T` kept by a layer above, made on first use.
     func extensionState<T: AnyObject>(_ make: () -> T) -> T {
         let key = ObjectIdentifier(T.self)
+        if let last = lastExtension, last.key == key {
+            // Stored under T's own identifier: the state is a T.
+            return unsafeDowncast(last.state, to: T.self)
+        }
         if let state = extensions[key] as? T {
+            lastExtension = (key, state)
             return state
         }
         let state = make()
         extensions[key] = state
+        lastExtension = (key, state)
         return state
     }
 
     /// Replaces the per-connection state of type `T`.
     func setExtensionState<T: AnyObject>(_ state: T) {
         extensions[ObjectIdentifier(T.self)] = state
+        lastExtension = (ObjectIdentifier(T.self), state)
     }
 
     // MARK: Statements
