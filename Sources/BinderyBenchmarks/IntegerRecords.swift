@@ -223,6 +223,60 @@ enum IntegerRecords {
         try compareFetch(benchmark, "fetchAll 100,000 records, 10 INTEGER columns", fetchWithC, records) {
             try conn.fetchAll(TenIntegers.self)
         }
+
+        // The floor under Codable decoders: the C read with each record built by its own `init(from:)`,
+        // reading its values through a decoder that does nothing else (see BareDecoder).
+        let bareDecoder = BareDecoder(statement: select)
+        var bareDecoded: [TenIntegers] = []
+        var bareFailure: Error?
+        let fetchWithBare = {
+            do {
+                bareDecoded = try decodeBare(select, bareDecoder)
+            } catch {
+                bareFailure = error
+            }
+        }
+        let decodeFloorRan = benchmark.compare(
+            "decode 100,000 rows, a bare Decoder (floor)", goal: nil,
+            binderyName: "bare Decoder",
+            baseline: fetchWithC,
+            bindery: {
+                fetchWithBare()
+                bareDecoded = []
+            })
+        // Whether the bare decoder, run once more, decodes the records.
+        let checkBare = {
+            fetchWithBare()
+            if let bareFailure { throw bareFailure }
+            guard bareDecoded == records else {
+                throw BenchmarkError.mismatch("the bare decoder did not decode the records")
+            }
+            bareDecoded = []
+        }
+        if decodeFloorRan > 0 {
+            try checkBare()
+        }
+        // Plain Codable fetchAll against that floor: what Bindery costs above Codable itself.
+        let overFloorRan = benchmark.compare(
+            "fetchAll vs the bare Decoder floor", goal: 1.10, baselineName: "bare Decoder",
+            baseline: {
+                fetchWithBare()
+                bareDecoded = []
+            },
+            bindery: {
+                do {
+                    _ = try conn.fetchAll(TenIntegers.self)
+                } catch {
+                    failure = error
+                }
+            })
+        if let failure { throw failure }
+        if overFloorRan > 0 {
+            try checkBare()
+            if try conn.fetchAll(TenIntegers.self) != records {
+                throw BenchmarkError.mismatch("fetchAll vs the bare Decoder floor: other records than were inserted")
+            }
+        }
         try compareFetch(benchmark, "fetchAll 100,000 ColumnDecodable records", fetchWithC, byHand) {
             try conn.fetchAll(TenIntegersByHand.self)
         }
@@ -251,6 +305,18 @@ enum IntegerRecords {
         if ran > 0, try fetch() != expected {
             throw BenchmarkError.mismatch("\(name): other records than were inserted")
         }
+    }
+
+    /// Every row `select` returns, each decoded by `TenIntegers`' synthesized `init(from:)` through
+    /// `decoder`, which reads the same statement. Out of line, so that callgrind shows its cost.
+    @inline(never)
+    static func decodeBare(_ select: OpaquePointer, _ decoder: BareDecoder) throws -> [TenIntegers] {
+        var rows: [TenIntegers] = []
+        defer { sqlite3_reset(select) }
+        while sqlite3_step(select) == SQLITE_ROW {
+            rows.append(try TenIntegers(from: decoder))
+        }
+        return rows
     }
 
     /// Every row `select` returns.

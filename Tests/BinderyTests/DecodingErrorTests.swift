@@ -233,4 +233,94 @@ import Testing
         let error = try #require(try decodingError(Grid.self, "SELECT '[1, 2]' AS cells"))
         expectMentions(error, ["nestedUnkeyedContainer(forKey:) is not supported", "cells"])
     }
+
+    // Once a key's column is known (here by `contains`, as the first row's look-up does for a record
+    // decoded row after row) and the row's values are found, the key's value is read on a fast path
+    // that takes only the expected SQL type; every other value must decode, or fail, as without it.
+
+    struct Mixed: Decodable, Equatable {
+        var id: Int
+        var count: Int
+        var level: Int8
+        var name: String
+        var ratio: Double
+        var maybeCount: Int?
+        var maybeName: String?
+        var maybeRatio: Double?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case id, count, level, name, ratio, maybeCount, maybeName, maybeRatio
+        }
+    }
+
+    /// A table of `Mixed`'s columns (no declared types: each value is stored as given) holding two
+    /// plain rows, then `row` (its values, as SQL).
+    static func afterTwoRows(_ row: String) throws -> Connection {
+        let conn = try Connection.inMemory()
+        try conn.execute(
+            script: """
+                CREATE TABLE mixed (id, count, level, name, ratio, maybeCount, maybeName, maybeRatio);
+                INSERT INTO mixed VALUES (1, 2, 3, 'a', 0.5, 4, 'b', 1.5), (2, 3, 4, 'c', 2.5, NULL, NULL, NULL),
+                    \(row);
+                """)
+        return conn
+    }
+
+    /// The coding path of any case of `error`.
+    static func codingPath(of error: DecodingError) -> [String] {
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context),
+            .dataCorrupted(let context):
+            return context.codingPath.map(\.stringValue)
+        @unknown default:
+            return []
+        }
+    }
+
+    @Test func laterRowsConvertWhatTheFirstRowWouldConvert() throws {
+        let conn = try Self.afterTwoRows("(3, 7.0, -8, 'd', 9, NULL, NULL, 10)")
+        let rows = try conn.fetchAll(Mixed.self, sql: "SELECT * FROM mixed ORDER BY id")
+        #expect(rows.count == 3)
+        #expect(rows.last == Mixed(id: 3, count: 7, level: -8, name: "d", ratio: 9, maybeRatio: 10))
+    }
+
+    @Test(arguments: [
+        ("(3, 'x', 1, 'd', 1.0, 1, 'e', 1.0)", "count", "TEXT"),
+        ("(3, NULL, 1, 'd', 1.0, 1, 'e', 1.0)", "count", "NULL"),
+        ("(3, 2.5, 1, 'd', 1.0, 1, 'e', 1.0)", "count", "REAL"),
+        ("(3, 1, 300, 'd', 1.0, 1, 'e', 1.0)", "level", "300"),
+        ("(3, 1, 1, 5, 1.0, 1, 'e', 1.0)", "name", "INTEGER"),
+        ("(3, 1, 1, NULL, 1.0, 1, 'e', 1.0)", "name", "NULL"),
+        ("(3, 1, 1, 'd', 'x', 1, 'e', 1.0)", "ratio", "TEXT"),
+        ("(3, 1, 1, 'd', 1.0, 'x', 'e', 1.0)", "maybeCount", "TEXT"),
+        ("(3, 1, 1, 'd', 1.0, 1, 5, 1.0)", "maybeName", "INTEGER"),
+        ("(3, 1, 1, 'd', 1.0, 1, 'e', 'x')", "maybeRatio", "TEXT"),
+    ])
+    func laterRowsFailAsTheFirstRowWould(row: String, column: String, found: String) throws {
+        let conn = try Self.afterTwoRows(row)
+        let error = try #require(
+            #expect(throws: DecodingError.self) {
+                try conn.fetchAll(Mixed.self, sql: "SELECT * FROM mixed ORDER BY id")
+            })
+        #expect(Self.codingPath(of: error) == [column])
+        expectMentions(error, ["\"\(column)\"", found])
+    }
+}
+
+extension DecodingErrorTests.Mixed {
+    /// Asks whether each key is there before decoding: every key is then known when it is decoded.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        for key in CodingKeys.allCases where !container.contains(key) {
+            throw DecodingError.keyNotFound(key, .init(codingPath: [], debugDescription: "no \(key.stringValue)"))
+        }
+        id = try container.decode(Int.self, forKey: .id)
+        count = try container.decode(Int.self, forKey: .count)
+        level = try container.decode(Int8.self, forKey: .level)
+        name = try container.decode(String.self, forKey: .name)
+        ratio = try container.decode(Double.self, forKey: .ratio)
+        maybeCount = try container.decodeIfPresent(Int.self, forKey: .maybeCount)
+        maybeName = try container.decodeIfPresent(String.self, forKey: .maybeName)
+        maybeRatio = try container.decodeIfPresent(Double.self, forKey: .maybeRatio)
+    }
 }

@@ -57,6 +57,15 @@ struct ColumnValues {
         return firstValue(column)
     }
 
+    /// The value of `column` when the row's first value is known and `column` is one of the row's (a
+    /// negative look-up result is not); nil otherwise, without asking SQLite: the caller then takes the
+    /// path through ``value(_:)``. The fast path of the keyed container, which needs no call here.
+    @inline(__always)
+    func knownValue(_ column: Int32) -> OpaquePointer? {
+        guard let first, UInt32(bitPattern: column) < UInt32(bitPattern: count) else { return nil }
+        return OpaquePointer(first + Int(column) &* stride)
+    }
+
     /// The value of `column` when the row's first value is not known yet: finds it, and the spacing on
     /// the first row read; checks the spacing against the row's last column.
     @inline(never)

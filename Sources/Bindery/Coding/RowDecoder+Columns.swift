@@ -39,6 +39,13 @@ extension RowDecoder {
         return value
     }
 
+    /// ``integer(_:_:)`` out of line: the slow path of the keyed container's integer decodes, which
+    /// call it with a concrete `T`, so that it is compiled for each integer type.
+    @inline(never)
+    func integerSlowly<T: FixedWidthInteger>(_ type: T.Type, _ column: Int32) throws -> T {
+        try integer(T.self, column)
+    }
+
     @inline(__always)
     func double<T>(_ column: Int32, as type: T.Type) throws -> Double {
         let value = values.pointee.value(column)

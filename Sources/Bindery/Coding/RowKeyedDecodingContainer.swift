@@ -64,6 +64,16 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         return (column, column >= 0 ? values.pointee.value(column) : nil)
     }
 
+    /// The value of `key`'s column on the fast path, or nil: the container is valid, `Key` has a tag
+    /// table that knows the key's column (a single one: a missing or shared column is negative), and
+    /// the row's first value is known. Nil is never an answer, only a detour: the caller then reads the
+    /// key through ``value(_:)``, which looks the key up and makes every check.
+    @inline(__always)
+    private func knownValue(_ key: Key) -> OpaquePointer? {
+        guard let tags, isValid else { return nil }
+        return values.pointee.knownValue(tags[KeyTagTable.tag(of: key)])
+    }
+
     /// An INTEGER column that fits in `T`, or nil for anything else (which the slow path explains).
     @inline(__always)
     private func fastInteger<T: FixedWidthInteger>(_ type: T.Type, _ value: OpaquePointer?) -> T? {
@@ -71,8 +81,26 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         return T(exactly: sqlite3_value_int64(value))
     }
 
+    // Each decode below tries the fast path first: a known value of the expected SQL type. Any other
+    // case (first key of a row, a key not met yet, another SQL type, a container kept past its row …)
+    // reads the key as if there were no fast path. Both paths are inlined into the protocol witness
+    // (one call less per field); the slow path calls no method of the container out of line.
+
     @inline(__always)
     private func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T {
+        if let value = knownValue(key), let integer = fastInteger(T.self, value) {
+            return integer
+        }
+        let column = try self.column(key)
+        // The decoder is alive: the look-up checked the container. No reference counted for the call.
+        return try decoderReference._withUnsafeGuaranteedRef { try $0.integerSlowly(T.self, column) }
+    }
+
+    /// The general path, without the fast path first, for `Int64` and `UInt64`: on 64-bit platforms
+    /// their fast path would be the same code as `Int`'s and `UInt`'s, which the compiler then merges
+    /// into one function taking the type as a parameter, a slower call for all of them.
+    @inline(__always)
+    private func decodeIntegerGenerally<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T {
         let (column, value) = try value(key)
         if let integer = fastInteger(T.self, value) {
             return integer
@@ -81,7 +109,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
 
     @inline(__always)
-    private func decodeIntegerIfPresent<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T? {
+    private func decodeIntegerIfPresentGenerally<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T? {
         let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
             if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
@@ -94,12 +122,35 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
 
     @inline(__always)
+    private func decodeIntegerIfPresent<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T? {
+        if let value = knownValue(key) {
+            // A known column is a single one: NULL is nil, as on the slow path.
+            let type = sqlite3_value_type(value)
+            if type == SQLITE_INTEGER, let integer = T(exactly: sqlite3_value_int64(value)) {
+                return integer
+            }
+            if type == SQLITE_NULL {
+                return nil
+            }
+        }
+        guard let column = try presentColumn(key) else { return nil }
+        return try decoderReference._withUnsafeGuaranteedRef { try $0.integerSlowly(T.self, column) }
+    }
+
+    @inline(__always)
     private func fastString(_ value: OpaquePointer?, _ column: Int32) throws -> String? {
         guard let value, sqlite3_value_type(value) == SQLITE_TEXT else { return nil }
         guard let text = sqlite3_value_text(value) else {
             return try Statement.emptyOrNoMemory(
                 "", decoder.handle, column: column, byteCount: sqlite3_value_bytes(value))
         }
+        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+    }
+
+    /// TEXT with its bytes at hand, or nil for anything else (which the slow path explains).
+    @inline(__always)
+    private func knownString(_ value: OpaquePointer) -> String? {
+        guard sqlite3_value_type(value) == SQLITE_TEXT, let text = sqlite3_value_text(value) else { return nil }
         return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
     }
 
@@ -152,14 +203,30 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.bool(column(key)) }
+    @inline(__always)
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        if let value = knownValue(key), let string = knownString(value) {
+            return string
+        }
+        return try decodeStringSlowly(key)
+    }
+    @inline(__always)
+    private func decodeStringSlowly(_ key: Key) throws -> String {
         let (column, value) = try value(key)
         if let string = try fastString(value, column) {
             return string
         }
         return try decoder.string(column >= 0 ? column : self.column(key))
     }
+    @inline(__always)
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        if let double = fastDouble(knownValue(key)) {
+            return double
+        }
+        return try decodeDoubleSlowly(key)
+    }
+    @inline(__always)
+    private func decodeDoubleSlowly(_ key: Key) throws -> Double {
         let (column, value) = try value(key)
         if let double = fastDouble(value) {
             return double
@@ -167,16 +234,26 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         return try decoder.double(column >= 0 ? column : self.column(key), as: Double.self)
     }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.float(column(key)) }
+    @inline(__always)
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decodeInteger(Int.self, key) }
+    @inline(__always)
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decodeInteger(Int8.self, key) }
+    @inline(__always)
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decodeInteger(Int16.self, key) }
+    @inline(__always)
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decodeInteger(Int32.self, key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decodeInteger(Int64.self, key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decodeIntegerGenerally(Int64.self, key) }
+    @inline(__always)
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decodeInteger(UInt.self, key) }
+    @inline(__always)
     func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decodeInteger(UInt8.self, key) }
+    @inline(__always)
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decodeInteger(UInt16.self, key) }
+    @inline(__always)
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decodeInteger(UInt32.self, key) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decodeInteger(UInt64.self, key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try decodeIntegerGenerally(UInt64.self, key)
+    }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try decoder.decodeValue(T.self, column: column(key))
     }
@@ -186,7 +263,20 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         guard let column = try presentColumn(key) else { return nil }
         return try decoder.bool(column)
     }
+    @inline(__always)
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        if let value = knownValue(key) {
+            if let string = knownString(value) {
+                return string
+            }
+            if sqlite3_value_type(value) == SQLITE_NULL {
+                return nil
+            }
+        }
+        return try decodeStringIfPresentSlowly(key)
+    }
+    @inline(__always)
+    private func decodeStringIfPresentSlowly(_ key: Key) throws -> String? {
         let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
             if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
@@ -197,7 +287,20 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         }
         return try decoder.string(column)
     }
+    @inline(__always)
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        if let value = knownValue(key) {
+            if let double = fastDouble(value) {
+                return double
+            }
+            if sqlite3_value_type(value) == SQLITE_NULL {
+                return nil
+            }
+        }
+        return try decodeDoubleIfPresentSlowly(key)
+    }
+    @inline(__always)
+    private func decodeDoubleIfPresentSlowly(_ key: Key) throws -> Double? {
         let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
             if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
@@ -212,35 +315,43 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         guard let column = try presentColumn(key) else { return nil }
         return try decoder.float(column)
     }
+    @inline(__always)
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
         try decodeIntegerIfPresent(Int.self, key)
     }
+    @inline(__always)
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
         try decodeIntegerIfPresent(Int8.self, key)
     }
+    @inline(__always)
     func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
         try decodeIntegerIfPresent(Int16.self, key)
     }
+    @inline(__always)
     func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
         try decodeIntegerIfPresent(Int32.self, key)
     }
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        try decodeIntegerIfPresent(Int64.self, key)
+        try decodeIntegerIfPresentGenerally(Int64.self, key)
     }
+    @inline(__always)
     func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
         try decodeIntegerIfPresent(UInt.self, key)
     }
+    @inline(__always)
     func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
         try decodeIntegerIfPresent(UInt8.self, key)
     }
+    @inline(__always)
     func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
         try decodeIntegerIfPresent(UInt16.self, key)
     }
+    @inline(__always)
     func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
         try decodeIntegerIfPresent(UInt32.self, key)
     }
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
-        try decodeIntegerIfPresent(UInt64.self, key)
+        try decodeIntegerIfPresentGenerally(UInt64.self, key)
     }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         // No Optional.map here: in this unspecialized generic code it would cost a metadata look-up.
