@@ -193,6 +193,11 @@ import Testing
             record.real = value
             converting.append(record)
         }
+        for value: SQLiteValue in [.real(-0.0)] {
+            var record = kept
+            record.real = value
+            converting.append(record)
+        }
         for value: SQLiteValue in ["8", 3.0] {
             var record = kept
             record.numeric = value
@@ -210,7 +215,9 @@ import Testing
             return
         }
         #expect(message.contains("NaN"))
-        #expect(outcomes[10] == .record(Self.with(kept, id: 10) { $0.numeric = 8 }))
+        // A negative zero in a REAL column is stored as 0 and comes back as RETURNING gives it.
+        #expect(outcomes[10] == .record(Self.with(kept, id: 10) { $0.real = 0 }))
+        #expect(outcomes[11] == .record(Self.with(kept, id: 11) { $0.numeric = 8 }))
     }
 
     /// A whole REAL kept in a REAL column comes back as a REAL, as `find` reads it. (SQLite's `RETURNING`

@@ -31,11 +31,12 @@ struct TableInsertProfile {
     }
 
     /// Whether the column at `column` stores `value` unchanged: no affinity conversion (a number into a
-    /// TEXT column, a text or a REAL into an INTEGER one, an INTEGER into a REAL one, …), and not a NaN,
-    /// which SQLite stores as NULL.
+    /// TEXT column, a text or a REAL into an INTEGER one, an INTEGER into a REAL one, …), not a NaN,
+    /// which SQLite stores as NULL, and not a negative zero, which a REAL column stores as the integer 0
+    /// and reads back as 0.0.
     @inline(__always)
     func keeps(_ value: SQLiteValue, column: Int) -> Bool {
-        if case .real(let double) = value, double.isNaN {
+        if case .real(let double) = value, double.isNaN || (double == 0 && double.sign == .minus) {
             return false
         }
         return columns[column].keptKinds & Self.kindBit(of: value) != 0
