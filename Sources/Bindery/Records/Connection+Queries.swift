@@ -74,6 +74,25 @@ extension Connection {
         return try fetchOne(Int.self, sql: sql) ?? 0
     }
 
+    /// Whether a row has the single-column primary key `id`.
+    ///
+    /// ```swift
+    /// let enrolled = try conn.exists(Student.self, id: 1)
+    /// ```
+    ///
+    /// Throws ``RecordError/compositeKey(table:key:)`` for a type whose key has several columns, and
+    /// ``RecordError/keyTypeMismatch(record:column:expected:given:)`` for a key whose type cannot match
+    /// the key column (an `Int` for a `UUID` key), instead of matching no row.
+    public func exists<T: Record>(_ type: T.Type, id: some Encodable & Sendable) throws -> Bool {
+        let state = recordContext.state(for: T.self)
+        let key = try singleKey(T.self, state, id)
+        return try fetchOne(
+            Bool.self,
+            sql: SQL(
+                text: "SELECT EXISTS(SELECT 1 FROM \(state.table) WHERE \(state.primaryKeyCondition))", values: key))
+            ?? false
+    }
+
     /// Whether any row matches `condition` (whether the table has rows, when nil).
     ///
     /// ```swift
