@@ -5,7 +5,12 @@ final class RecordContext {
     let options: CodingOptions
     /// Converts interpolated ``SQL`` values.
     let values: ValueEncoder
-    private var types: [ObjectIdentifier: RecordTypeState] = [:]
+    // Read and written on the connection's thread, one call at a time, never across user code: no
+    // dynamic exclusivity check, which would cost a runtime call on every record operation.
+    @exclusivity(unchecked) private var types: [ObjectIdentifier: RecordTypeState] = [:]
+    /// The type asked for last and its state: calls one record at a time find it without hashing.
+    @exclusivity(unchecked) private var lastType: ObjectIdentifier?
+    @exclusivity(unchecked) private var lastState: RecordTypeState?
 
     init(options: CodingOptions) {
         self.options = options
@@ -15,11 +20,18 @@ final class RecordContext {
     /// The state of record type `T`, made on first use.
     func state<T: Record>(for type: T.Type) -> RecordTypeState {
         let key = ObjectIdentifier(T.self)
-        if let state = types[key] {
-            return state
+        if key == lastType, let lastState {
+            return lastState
         }
-        let state = RecordTypeState(table: T.tableName, primaryKey: T.primaryKey, options: options)
-        types[key] = state
+        let state: RecordTypeState
+        if let known = types[key] {
+            state = known
+        } else {
+            state = RecordTypeState(table: T.tableName, primaryKey: T.primaryKey, options: options)
+            types[key] = state
+        }
+        lastType = key
+        lastState = state
         return state
     }
 }
