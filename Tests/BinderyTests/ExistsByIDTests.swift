@@ -96,6 +96,11 @@ import Testing
             #expect(throws: RecordError.self) { try conn.find(Book.self, id: "1") }
             #expect(throws: RecordError.self) { try conn.delete(Book.self, id: "1") }
             #expect(try conn.find(Book.self, id: Int(id)) == book)
+            // A key type whose values match by their storage, one value at a time.
+            #expect(try conn.exists(Book.self, id: SQLiteValue.integer(id)))
+            #expect(throws: RecordError.self) { try conn.exists(Book.self, id: SQLiteValue.text("1")) }
+            #expect(throws: RecordError.self) { try conn.find(Book.self, id: SQLiteValue.text("1")) }
+            #expect(throws: RecordError.self) { try conn.delete(Book.self, id: SQLiteValue.text("1")) }
         }
         #expect(try conn.count(Member.self) == 1)
         #expect(try conn.count(Book.self) == 1)
