@@ -5,12 +5,10 @@ final class RecordContext {
     let options: CodingOptions
     /// Converts interpolated ``SQL`` values.
     let values: ValueEncoder
-    // Read and written on the connection's thread, one call at a time, never across user code: no
-    // dynamic exclusivity check, which would cost a runtime call on every record operation.
-    @exclusivity(unchecked) private var types: [ObjectIdentifier: RecordTypeState] = [:]
+    private var types: [ObjectIdentifier: RecordTypeState] = [:]
     /// The type asked for last and its state: calls one record at a time find it without hashing.
-    @exclusivity(unchecked) private var lastType: ObjectIdentifier?
-    @exclusivity(unchecked) private var lastState: RecordTypeState?
+    private var lastType: ObjectIdentifier?
+    private var lastState: RecordTypeState?
 
     init(options: CodingOptions) {
         self.options = options

@@ -14,15 +14,11 @@ final class RecordTypeState {
     /// The encoder reused for every record of the type; it keeps the learned column slots.
     let encoder: RowEncoderCore
     private let options: CodingOptions
-    // The properties marked `@exclusivity(unchecked)` are read and written on the connection's thread,
-    // by one call at a time, and no access is held across user code (each begins and ends within one
-    // statement): no dynamic exclusivity check, which costs a runtime call on each access, on every
-    // call made one record at a time.
     /// Whether an operation under way uses ``encoder``.
-    @exclusivity(unchecked) private var encoderInUse = false
+    private var encoderInUse = false
     private var insertSQL: [InsertShape: String] = [:]
-    @exclusivity(unchecked) private var updateSQL: [[Bool]: String] = [:]
-    @exclusivity(unchecked) private var upsertSQL: [[Bool]: String] = [:]
+    private var updateSQL: [[Bool]: String] = [:]
+    private var upsertSQL: [[Bool]: String] = [:]
     /// `SELECT * FROM "table"`.
     let selectAll: String
     /// `WHERE "a" = ? AND "b" = ?` over the primary key.
@@ -36,20 +32,20 @@ final class RecordTypeState {
     /// `DELETE FROM "table" WHERE` the primary key.
     let deleteByKey: String
     /// The last update of ``encoder``'s row (see ``updatePlan(for:)``).
-    @exclusivity(unchecked) var lastUpdate: UpdatePlan?
+    var lastUpdate: UpdatePlan?
     /// The last upsert of ``encoder``'s row (see ``upsertPlan(for:)``).
-    @exclusivity(unchecked) var lastUpsert: UpsertPlan?
+    var lastUpsert: UpsertPlan?
     /// The slots of the primary-key columns in ``encoder``'s row, in key order, once each of them is
     /// one of the row's columns: a slot, once learned, never moves.
-    @exclusivity(unchecked) var sharedKeySlots: [Int]?
+    var sharedKeySlots: [Int]?
     /// A Swift type whose values always match the single key column (the column's own type, or any
     /// type when the key columns could not be probed): its key values need no check. Set by
-    /// ``Connection/singleKeyValue(_:_:_:)``.
-    @exclusivity(unchecked) var acceptedKeyType: ObjectIdentifier?
+    /// ``Connection/singleKeyValue(_:_:_:_:)``.
+    var acceptedKeyType: ObjectIdentifier?
 
     /// The primary-key columns as the schema probe reads the type, once it was probed; nil inside
     /// when the type cannot be probed (its key look-ups are then not checked).
-    @exclusivity(unchecked) private var probedKeyColumns: [RecordKeyColumn?]??
+    private var probedKeyColumns: [RecordKeyColumn?]??
 
     struct InsertShape: Hashable {
         var columns: [Bool]
