@@ -12,9 +12,9 @@ extension Connection {
         let context = recordContext
         let state = context.state(for: T.self)
         let key = try singleKeyValue(T.self, context, state, id)
-        // The record is decoded into a slot of its own and the statement's closure returns a Bool:
-        // returning a `T?` through `withStatement` would run its generic form, with a metadata look-up
-        // and value-witness copies on every call.
+        // The record is decoded into a slot of its own, so that `withStatement` runs with a non-generic
+        // result: a `T?` result costs a look-up of `Optional<T>`'s metadata on every call (callgrind:
+        // about 330 instructions, against some 230 for the slot's allocation).
         let slot = UnsafeMutablePointer<T>.allocate(capacity: 1)
         var decoded = false
         defer {

@@ -206,8 +206,8 @@ extension Connection {
             return try transaction(.immediate) { try $0.upsert(record) }
         }
         let state = recordContext.state(for: T.self)
-        // The row returned goes into a slot of its own, so that the statement runs through the
-        // non-generic form of `withStatement` (see `find(_:id:)`).
+        // The row returned goes into a slot of its own, so that `withStatement` runs with a non-generic
+        // result (see `find(_:id:)`).
         let slot = UnsafeMutablePointer<T>.allocate(capacity: 1)
         var returned = false
         defer {
