@@ -158,7 +158,7 @@ enum IntegerRecords {
             })
         if let failure { throw failure }
 
-        // The C loop of insert() and of insertAndFetch: each record inserted with RETURNING * and read back.
+        // The C loop of insertAndFetch: each record inserted with RETURNING * and read back.
         let insertReturningWithC = { () -> [TenIntegers] in
             try? raw.exec("DELETE FROM ten; BEGIN IMMEDIATE")
             var stored: [TenIntegers] = []
@@ -173,25 +173,6 @@ enum IntegerRecords {
             try? raw.exec("COMMIT")
             return stored
         }
-        benchmark.compare(
-            "insert() 100,000 records one by one, one transaction", goal: 2.0,
-            baseline: { _ = insertReturningWithC() },
-            bindery: {
-                do {
-                    try conn.execute(script: "DELETE FROM ten")
-                    var stored: [TenIntegers] = []
-                    stored.reserveCapacity(records.count)
-                    try conn.transaction(.immediate) { conn in
-                        for record in records {
-                            stored.append(try conn.insert(record))
-                        }
-                    }
-                } catch {
-                    failure = error
-                }
-            })
-        if let failure { throw failure }
-
         var storedWithC: [TenIntegers] = []
         var storedWithBindery: [TenIntegers] = []
         let returningRan = benchmark.compare(

@@ -35,6 +35,7 @@ do {
     }
     try NorthwindOrders.run(benchmark, path: path)
     try IntegerRecords.run(benchmark)
+    try RecordCalls.run(benchmark)
     try runAndWait { try await ConcurrentReads.run(benchmark) }
 } catch {
     print("bindery-bench failed: \(error)")

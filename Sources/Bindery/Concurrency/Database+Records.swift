@@ -216,6 +216,19 @@ extension Database {
         try await read { conn in try conn.count(T.self, where: condition) }
     }
 
+    /// Whether a row has the single-column primary key `id`. See ``Connection/exists(_:id:)``.
+    ///
+    /// ```swift
+    /// let enrolled = try await db.exists(Student.self, id: 1)
+    /// ```
+    ///
+    /// Throws ``RecordError/compositeKey(table:key:)`` for a type whose key has several columns, and
+    /// ``RecordError/keyTypeMismatch(record:column:expected:given:)`` for a key whose type cannot match
+    /// the key column (an `Int` for a `UUID` key), instead of matching no row.
+    public nonisolated func exists<T: Record>(_ type: T.Type, id: some Encodable & Sendable) async throws -> Bool {
+        try await read { conn in try conn.exists(T.self, id: id) }
+    }
+
     /// Whether any row matches `condition` (whether the table has rows, when nil).
     ///
     /// ```swift

@@ -93,7 +93,8 @@ extension Connection {
         try state.withEncoder { encoder in
             try encoder.encodeRow(record)
             let row = encoder.row
-            try runUpdate(state: state, row: row, columns: row.presentSlots(excluding: state.primaryKey))
+            let plan = state.updatePlan(for: row)
+            try runUpdate(state: state, row: row, columns: plan.columns, sql: plan.sql)
         }
     }
 
@@ -116,38 +117,52 @@ extension Connection {
             }
             let wanted = row.columns.map { column in names.contains { $0.equalsIdentifier(column) } }
             let slots = zip(row.presentSlots(excluding: state.primaryKey), wanted).map { $0 && $1 }
-            try runUpdate(state: state, row: row, columns: slots)
+            let sql = slots.contains(true) ? state.update(row: row, columns: slots) : nil
+            try runUpdate(state: state, row: row, columns: slots, sql: sql)
         }
     }
 
-    private func runUpdate(state: RecordTypeState, row: EncodedRow, columns: [Bool]) throws {
-        let key = try state.primaryKeyValues(in: row)
-        guard columns.contains(true) else {
-            // Nothing to set: the update only has to find the row.
-            let sql = "SELECT EXISTS(SELECT 1 FROM \(state.table) WHERE \(state.primaryKeyCondition))"
-            let found = try withStatement(sql) { statement -> Bool in
-                try statement.bind(arguments: key)
+    /// Runs `sql`, the UPDATE setting the slots of `row` marked in `columns` by its primary key (or,
+    /// when nil, looks the row up: there is nothing to set); throws ``RecordError/notFound(table:key:)``
+    /// when no row has the key.
+    private func runUpdate(state: RecordTypeState, row: EncodedRow, columns: [Bool], sql: String?) throws {
+        let keySlots = try state.keySlots(in: row)
+        guard let sql else {
+            let found = try withStatement(state.existsByKey) { statement -> Bool in
+                try bindKey(of: row, slots: keySlots, to: statement, startingAt: 1)
                 return try statement.step() && statement.int64(at: 0) == 1
             }
             if !found {
-                throw RecordError.notFound(table: state.tableName, key: state.keyDescription(key))
+                throw RecordError.notFound(
+                    table: state.tableName, key: state.keyDescription(state.values(in: row, slots: keySlots)))
             }
             return
         }
-        let sql = state.update(row: row, columns: columns)
-        try withStatement(sql) { statement in
+        let changed = try withStatement(sql) { statement in
             let next = try row.bind(to: statement, slots: columns, startingAt: 1)
-            for (offset, value) in key.enumerated() {
-                try statement.bind(value, at: next + Int32(offset))
-            }
+            try bindKey(of: row, slots: keySlots, to: statement, startingAt: next)
             do {
                 try statement.run()
             } catch let error as SQLiteError {
                 throw error.with(arguments: row.values)
             }
+            return statement.changes
         }
-        if changes == 0 {
-            throw RecordError.notFound(table: state.tableName, key: state.keyDescription(key))
+        if changed == 0 {
+            throw RecordError.notFound(
+                table: state.tableName, key: state.keyDescription(state.values(in: row, slots: keySlots)))
+        }
+    }
+
+    /// Binds the key values of `row`, in the slots `keySlots`, to consecutive parameters from `first`.
+    @inline(__always)
+    private func bindKey(of row: EncodedRow, slots keySlots: [Int], to statement: Statement, startingAt first: Int32)
+        throws
+    {
+        var index = first
+        for slot in keySlots {
+            try statement.bindFast(row.value(at: slot), at: index)
+            index += 1
         }
     }
 
@@ -159,24 +174,35 @@ extension Connection {
             return try transaction(.immediate) { try $0.upsert(record) }
         }
         let state = recordContext.state(for: T.self)
-        let (stored, key) = try state.withEncoder { encoder -> (T?, [SQLiteValue]) in
+        // The row returned goes into a slot of its own, so that `withStatement` runs with a non-generic
+        // result (see `find(_:id:)`).
+        let slot = UnsafeMutablePointer<T>.allocate(capacity: 1)
+        var returned = false
+        defer {
+            if returned {
+                slot.deinitialize(count: 1)
+            }
+            slot.deallocate()
+        }
+        let key = try state.withEncoder { encoder -> [SQLiteValue] in
             try encoder.encodeRow(record)
             let row = encoder.row
-            let nonNull = row.nonNullSlots
-            let sql = state.upsert(row: row, nonNull: nonNull, present: row.present)
-            let stored = try withStatement(sql) { statement in
-                try row.bind(to: statement, slots: nonNull, startingAt: 1)
-                return try runReturning(statement, as: T.self, row: row, slots: nonNull)
+            let plan = state.upsertPlan(for: row)
+            try withStatement(plan.sql) { statement in
+                try row.bind(to: statement, slots: plan.nonNull, startingAt: 1)
+                if let stored = try runReturning(statement, as: T.self, row: row, slots: plan.nonNull) {
+                    slot.initialize(to: stored)
+                    returned = true
+                }
             }
-            return (stored, stored == nil ? try state.primaryKeyValues(in: row) : [])
+            return returned ? [] : try state.primaryKeyValues(in: row)
         }
-        if let stored {
-            return stored
+        if returned {
+            returned = false
+            return slot.move()
         }
         // DO NOTHING (every column is in the key): the row exists as it is.
-        return try fetchOne(
-            T.self, sql: SQL(text: "\(state.selectAll) WHERE \(state.primaryKeyCondition)", values: key))
-            ?? record
+        return try fetchOne(T.self, sql: SQL(text: state.selectByKey, values: key)) ?? record
     }
 
     /// Deletes the row with `record`'s primary key; returns whether there was one.
@@ -185,10 +211,9 @@ extension Connection {
         let state = recordContext.state(for: T.self)
         let key = try state.withEncoder { encoder in
             try encoder.encodeRow(record)
-            return try state.primaryKeyValues(in: encoder.row)
+            return state.values(in: encoder.row, slots: try state.keySlots(in: encoder.row))
         }
-        try execute("DELETE FROM \(state.table) WHERE \(state.primaryKeyCondition)", arguments: key)
-        return changes > 0
+        return try runByKey(state.deleteByKey, key: key) > 0
     }
 
     /// Deletes the row whose single-column primary key is `id`; returns whether there was one.
@@ -201,10 +226,18 @@ extension Connection {
     /// cannot match the key column (an `Int` for a `UUID` key), instead of matching no row.
     @discardableResult
     public func delete<T: Record>(_ type: T.Type, id: some Encodable & Sendable) throws -> Bool {
-        let state = recordContext.state(for: T.self)
-        let key = try singleKey(T.self, state, id)
-        try execute("DELETE FROM \(state.table) WHERE \(state.primaryKeyCondition)", arguments: key)
-        return changes > 0
+        let context = recordContext
+        let state = context.state(for: T.self)
+        let key = try singleKeyValue(T.self, context, state, id)
+        return try withStatement(state.deleteByKey) { statement in
+            try statement.bindFast(key, at: 1)
+            do {
+                try statement.run()
+            } catch let error as SQLiteError {
+                throw error.with(arguments: [key])
+            }
+            return statement.changes > 0
+        }
     }
 
     /// Deletes the row with the given composite primary key (every key column named once); returns
@@ -220,8 +253,7 @@ extension Connection {
     public func delete<T: Record>(_ type: T.Type, key: [String: any Encodable & Sendable]) throws -> Bool {
         let state = recordContext.state(for: T.self)
         let values = try keyValues(T.self, state, key)
-        try execute("DELETE FROM \(state.table) WHERE \(state.primaryKeyCondition)", arguments: values)
-        return changes > 0
+        return try runByKey(state.deleteByKey, key: values) > 0
     }
 
     /// Deletes the rows matching `condition`; returns how many went.
@@ -261,16 +293,46 @@ extension Connection {
         }
     }
 
+    /// Runs `sql`, a statement by primary key, with the key values `key`; returns how many rows it
+    /// changed.
+    private func runByKey(_ sql: String, key: [SQLiteValue]) throws -> Int {
+        try withStatement(sql) { statement in
+            for (offset, value) in key.enumerated() {
+                try statement.bindFast(value, at: Int32(offset + 1))
+            }
+            do {
+                try statement.run()
+            } catch let error as SQLiteError {
+                throw error.with(arguments: key)
+            }
+            return statement.changes
+        }
+    }
+
     /// The bound value of a single-column key, checking that the type has one
     /// (``RecordError/compositeKey(table:key:)``) and that the value's type can match the key column.
-    func singleKey<T: Record>(_ type: T.Type, _ state: RecordTypeState, _ id: some Encodable & Sendable) throws
-        -> [SQLiteValue]
-    {
+    ///
+    /// A type whose values always match (the key property's own type, optional or not; any type when
+    /// the record type's columns cannot be probed) is remembered, and its next values are not checked
+    /// again; any other type is checked value by value.
+    func singleKeyValue<T: Record, V: Encodable & Sendable>(
+        _ type: T.Type, _ context: RecordContext, _ state: RecordTypeState, _ id: V
+    ) throws -> SQLiteValue {
         guard state.primaryKey.count == 1 else {
             throw RecordError.compositeKey(table: state.tableName, key: state.primaryKey)
         }
-        let column = state.keyColumns(of: T.self, options: recordContext.options)?[0]
-        return [try keyValue(id, column: column, record: T.self)]
+        if state.acceptedKeyType == ObjectIdentifier(V.self) {
+            return try context.values.encode(id, codingPath: [])
+        }
+        let column = state.keyColumns(of: T.self, options: context.options)?[0]
+        let stored = try keyValue(id, column: column, record: T.self)
+        let ownType = column.map {
+            ObjectIdentifier(RecordKeyColumn.unwrapped(V.self)) == ObjectIdentifier($0.swiftType)
+        }
+        if ownType ?? true {
+            state.acceptedKeyType = ObjectIdentifier(V.self)
+        }
+        return stored
     }
 
     /// The bound values of a composite key, in primary-key order, checking that every key column is

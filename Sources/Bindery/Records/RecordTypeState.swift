@@ -26,6 +26,25 @@ final class RecordTypeState {
     let selectAll: String
     /// `WHERE "a" = ? AND "b" = ?` over the primary key.
     let primaryKeyCondition: String
+    /// `SELECT * FROM "table" WHERE` the primary key: `find`'s statement. Like the other statements
+    /// by key, built once, so that the statement cache finds it by identity, without comparing text.
+    let selectByKey: String
+    /// `SELECT EXISTS(SELECT 1 FROM "table" WHERE` the primary key`)`: `exists`'s statement, and an
+    /// update's that sets no column.
+    let existsByKey: String
+    /// `DELETE FROM "table" WHERE` the primary key.
+    let deleteByKey: String
+    /// The last update of ``encoder``'s row (see ``updatePlan(for:)``).
+    var lastUpdate: UpdatePlan?
+    /// The last upsert of ``encoder``'s row (see ``upsertPlan(for:)``).
+    var lastUpsert: UpsertPlan?
+    /// The slots of the primary-key columns in ``encoder``'s row, in key order, once each of them is
+    /// one of the row's columns: a slot, once learned, never moves.
+    var sharedKeySlots: [Int]?
+    /// A Swift type whose values always match the single key column (the column's own type, or any
+    /// type when the key columns could not be probed): its key values need no check. Set by
+    /// ``Connection/singleKeyValue(_:_:_:_:)``.
+    var acceptedKeyType: ObjectIdentifier?
 
     /// The primary-key columns as the schema probe reads the type, once it was probed; nil inside
     /// when the type cannot be probed (its key look-ups are then not checked).
@@ -44,7 +63,11 @@ final class RecordTypeState {
         self.encoder = RowEncoderCore(options: options)
         self.options = options
         self.selectAll = "SELECT * FROM \(self.table)"
-        self.primaryKeyCondition = primaryKey.map { "\(SQL.quote(identifier: $0)) = ?" }.joined(separator: " AND ")
+        let condition = primaryKey.map { "\(SQL.quote(identifier: $0)) = ?" }.joined(separator: " AND ")
+        self.primaryKeyCondition = condition
+        self.selectByKey = "\(selectAll) WHERE \(condition)"
+        self.existsByKey = "SELECT EXISTS(SELECT 1 FROM \(self.table) WHERE \(condition))"
+        self.deleteByKey = "DELETE FROM \(self.table) WHERE \(condition)"
     }
 
     /// The encoder for an operation that starts now: ``encoder``, or a new one when an operation under

@@ -1,0 +1,107 @@
+/// What the calls by primary key (`update`, `upsert`, `delete`) keep from one record to the next: the
+/// columns and SQL of the last shape of row, and where the key columns are in the row.
+///
+/// Each is kept only for ``RecordTypeState/encoder``'s row, whose slots name the same columns from one
+/// record to the next; a row of another encoder (an operation started inside one under way) is
+/// planned afresh every time, as before.
+extension RecordTypeState {
+    /// An update of every column of a row but the key.
+    struct UpdatePlan {
+        /// Which slots the row had (``EncodedRow/present``).
+        let present: [Bool]
+        /// The slots the update sets: every one present that is not a key column.
+        let columns: [Bool]
+        /// The UPDATE, or nil when there is no column to set (the update only has to find the row).
+        let sql: String?
+    }
+
+    /// An upsert of a row.
+    struct UpsertPlan {
+        /// Which slots the row had (``EncodedRow/present``).
+        let present: [Bool]
+        /// Which slots the row had a value other than NULL in: the inserted columns.
+        let nonNull: [Bool]
+        /// The `INSERT … ON CONFLICT … RETURNING *`.
+        let sql: String
+    }
+
+    /// The update of `row`: the last one when the row has the same slots as the last row updated.
+    @inline(__always)
+    func updatePlan(for row: EncodedRow) -> UpdatePlan {
+        if let plan = lastUpdate, row === encoder.row, row.presentSlotsEqual(plan.present) {
+            return plan
+        }
+        return newUpdatePlan(for: row)
+    }
+
+    @inline(never)
+    private func newUpdatePlan(for row: EncodedRow) -> UpdatePlan {
+        let columns = row.presentSlots(excluding: primaryKey)
+        let sql = columns.contains(true) ? update(row: row, columns: columns) : nil
+        let plan = UpdatePlan(present: row.present, columns: columns, sql: sql)
+        if row === encoder.row {
+            lastUpdate = plan
+        }
+        return plan
+    }
+
+    /// The upsert of `row`: the last one when the row has the same slots, NULL in the same ones, as the
+    /// last row upserted.
+    @inline(__always)
+    func upsertPlan(for row: EncodedRow) -> UpsertPlan {
+        if let plan = lastUpsert, row === encoder.row, row.nonNullSlotsEqual(plan.nonNull),
+            row.presentSlotsEqual(plan.present)
+        {
+            return plan
+        }
+        return newUpsertPlan(for: row)
+    }
+
+    @inline(never)
+    private func newUpsertPlan(for row: EncodedRow) -> UpsertPlan {
+        let nonNull = row.nonNullSlots
+        let present = row.present
+        let plan = UpsertPlan(
+            present: present, nonNull: nonNull, sql: upsert(row: row, nonNull: nonNull, present: present))
+        if row === encoder.row {
+            lastUpsert = plan
+        }
+        return plan
+    }
+
+    /// The slots of the primary-key columns in `row`, in key order, each checked to hold a value other
+    /// than NULL: ``RecordError/missingPrimaryKey(table:column:)`` names the first key column that is
+    /// not one of the row's, not encoded or NULL, as ``primaryKeyValues(in:)`` does.
+    @inline(__always)
+    func keySlots(in row: EncodedRow) throws -> [Int] {
+        if let slots = sharedKeySlots, row === encoder.row {
+            for index in slots.indices where !row.isNonNull(slots[index]) {
+                throw RecordError.missingPrimaryKey(table: tableName, column: primaryKey[index])
+            }
+            return slots
+        }
+        return try findKeySlots(in: row)
+    }
+
+    @inline(never)
+    private func findKeySlots(in row: EncodedRow) throws -> [Int] {
+        let columns = row.columns
+        let found = primaryKey.map { name in columns.firstIndex { $0.equalsIdentifier(name) } }
+        var slots: [Int] = []
+        for (index, slot) in found.enumerated() {
+            guard let slot, row.isNonNull(slot) else {
+                throw RecordError.missingPrimaryKey(table: tableName, column: primaryKey[index])
+            }
+            slots.append(slot)
+        }
+        if row === encoder.row {
+            sharedKeySlots = slots
+        }
+        return slots
+    }
+
+    /// The values of `row` in `slots`, for an error that names the key.
+    func values(in row: EncodedRow, slots: [Int]) -> [SQLiteValue] {
+        slots.map { row.value(at: $0) }
+    }
+}
