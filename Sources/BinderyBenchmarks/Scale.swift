@@ -104,7 +104,7 @@ enum Scale {
                 .appendingPathComponent("bindery-scale-\(UUID().uuidString)", isDirectory: true)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
-            try await measure(rows: rows, in: directory) { measurement in
+            try await measure(rows: rows, in: directory, first: rows == smallest) { measurement in
                 let reference = references[measurement.step] ?? measurement
                 references[measurement.step] = reference
                 printLine(measurement, reference: reference)
@@ -114,7 +114,10 @@ enum Scale {
 
     /// Runs every step with `rows` rows on two new database files in `directory`, and hands each
     /// measurement to `report` as soon as it is taken.
-    private static func measure(rows: Int, in directory: URL, report: (Measurement) -> Void) async throws {
+    /// The first size also prints the settings both files share, and the column titles.
+    private static func measure(rows: Int, in directory: URL, first: Bool, report: (Measurement) -> Void)
+        async throws
+    {
         let expected = (0..<rows).reduce(0) { $0 &+ checksum(TenIntegers($1)) }
         let db = try Database(path: directory.appendingPathComponent("bindery.sqlite").path)
         do {
@@ -123,9 +126,23 @@ enum Scale {
             try raw.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
             try raw.exec(IntegerRecords.schema)
             try await db.write { conn in try conn.execute(script: IntegerRecords.schema) }
+            // Both files must be read and written under the same settings.
             let mode = try await db.read { conn in try conn.fetchOne(String.self, sql: "PRAGMA journal_mode") }
             guard mode == "wal", try pragma(raw, "journal_mode") == "wal" else {
                 throw BenchmarkError.mismatch("a database file is not in WAL mode")
+            }
+            let names = ["synchronous", "page_size", "cache_size", "wal_autocheckpoint"]
+            let binderySettings = try await db.write { conn in
+                try names.map { name in try conn.fetchOne(Int.self, sql: "PRAGMA \(raw: name)") }
+            }
+            let cSettings = try names.map { Int(try pragma(raw, $0)) }
+            guard binderySettings == cSettings else {
+                throw BenchmarkError.mismatch("settings \(names): Bindery \(binderySettings), C \(cSettings)")
+            }
+            if first {
+                let settings = zip(names, cSettings).map { "\($0) \($1.map(String.init) ?? "?")" }
+                print("settings of both files: journal_mode wal, " + settings.joined(separator: ", "))
+                printColumns()
             }
             let select = try raw.prepare("SELECT * FROM ten")
             defer { sqlite3_finalize(select) }
@@ -430,6 +447,10 @@ enum Scale {
             (peak, sampled every \(sampleInterval) rows); goals: Bindery vs ref ≤ \(format(timeGoal, 2))×, \
             cursor RSS ≤ \(memoryGoal >> 20) MB
             """)
+        fflush(nil)  // every output stream: the table appears as it is measured
+    }
+
+    private static func printColumns() {
         print(
             "\(pad("rows", 10, right: true)) \(pad("step", 26)) \(pad("Bindery ns/row", 14, right: true)) "
                 + "\(pad("C ns/row", 9, right: true)) \(pad("ratio", 6, right: true)) "
