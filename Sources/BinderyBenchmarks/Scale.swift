@@ -118,7 +118,7 @@ enum Scale {
     private static func measure(rows: Int, in directory: URL, first: Bool, report: (Measurement) -> Void)
         async throws
     {
-        let expected = (0..<rows).reduce(0) { $0 &+ checksum(TenIntegers($1)) }
+        let expected = (0..<rows).reduce(0) { $0 &+ checksum(record($1)) }
         let db = try Database(path: directory.appendingPathComponent("bindery.sqlite").path)
         do {
             let raw = try RawDatabase(path: directory.appendingPathComponent("c.sqlite").path)
@@ -207,7 +207,7 @@ enum Scale {
             try raw.exec("BEGIN IMMEDIATE")
             for row in 0..<rows {
                 memory.sample(row: row)
-                IntegerRecords.bind(statement, TenIntegers(row))
+                IntegerRecords.bind(statement, record(row))
                 guard sqlite3_step(statement) == SQLITE_DONE else {
                     throw BenchmarkError.sqlite(String(cString: sqlite3_errmsg(raw.handle)))
                 }
@@ -224,7 +224,7 @@ enum Scale {
                 let memory = MemoryPeak()
                 let records = (0..<rows).lazy.map { row in
                     memory.sample(row: row)
-                    return TenIntegers(row)
+                    return record(row)
                 }
                 let inserted = try conn.insert(contentsOf: records)
                 memory.sample()
@@ -343,6 +343,24 @@ enum Scale {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
+    // MARK: Records
+
+    /// The record of row `row`: its key is `row`, and every other column holds a value whose stored size
+    /// is the same in every row (4, 4, 4, 1, 2, 6, 1, 8 and 0 bytes), so that a row takes as many bytes
+    /// at 16 million rows as at 1 million and time per row measures the work, not a growing row.
+    /// (``TenIntegers/init(_:)`` stores 3-byte integers for the first 1 million rows and 4-byte ones
+    /// beyond 8 million.)
+    @inline(__always)
+    static func record(_ row: Int) -> TenIntegers {
+        var record = TenIntegers(0)
+        (record.c0, record.c1, record.c2, record.c3) = (
+            row, 1_000_000_000 + row, 1_000_000_000 - row, -1_000_000_000 - row
+        )
+        (record.c4, record.c5, record.c6) = (row % 97, 10_000 + row % 20_000, (1 << 40) + row)
+        (record.c7, record.c8, record.c9) = (42, Int.max - row, 1)
+        return record
+    }
+
     // MARK: Checking
 
     /// A value of every column of `record`, summed into the checksum of a scan.
@@ -429,7 +447,9 @@ enum Scale {
     // MARK: Printing
 
     private static func printHeader(reference: Int) {
-        print("bindery-bench --scale: TenIntegers (10 INTEGER columns) in database files, WAL, synchronous = NORMAL")
+        print(
+            "bindery-bench --scale: TenIntegers (10 INTEGER columns, rows of one size) in database files, WAL, synchronous = NORMAL"
+        )
         let version = String(cString: sqlite3_libversion())
         print("directory: \(FileManager.default.temporaryDirectory.path); SQLite \(version)")
         #if os(Linux)
