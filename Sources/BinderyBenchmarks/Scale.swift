@@ -48,7 +48,8 @@ enum Scale {
         let growth: Int?
     }
 
-    /// One step at one size on both sides: the run of each side with the median wall-clock time.
+    /// One step at one size on both sides: the fastest run of each side, with the most memory any run
+    /// of that side added.
     struct Measurement {
         let rows: Int
         let step: Step
@@ -170,8 +171,9 @@ enum Scale {
         }
     }
 
-    /// Runs `baseline` and `bindery` alternately `repeats` times and keeps each side's run with the
-    /// median wall-clock time. Each body returns the resident memory it added.
+    /// Runs `baseline` and `bindery` alternately `repeats` times and keeps each side's fastest run (the
+    /// least disturbed by other processes: on a shared machine noise only adds time), with the most
+    /// resident memory any of its runs added. Each body returns the resident memory it added.
     private static func compare(
         rows: Int, _ step: Step, repeats: Int = 3, baseline: () async throws -> Int?, bindery: () async throws -> Int?
     ) async throws -> Measurement {
@@ -181,8 +183,12 @@ enum Scale {
             cSamples.append(try await sample(baseline))
             binderySamples.append(try await sample(bindery))
         }
-        let median = { (samples: [Sample]) in samples.sorted { $0.wall < $1.wall }[samples.count / 2] }
-        return Measurement(rows: rows, step: step, bindery: median(binderySamples), c: median(cSamples))
+        let fastest = { (samples: [Sample]) -> Sample in
+            let best = samples.min { $0.wall < $1.wall } ?? samples[0]
+            let growth = samples.compactMap(\.growth).max()
+            return Sample(wall: best.wall, processor: best.processor, growth: growth)
+        }
+        return Measurement(rows: rows, step: step, bindery: fastest(binderySamples), c: fastest(cSamples))
     }
 
     /// Times one run of `body`, which returns the resident memory it added.
@@ -461,7 +467,7 @@ enum Scale {
         #endif
         print(
             """
-            ns/row: wall-clock time of the step / rows (inserts: one run; reads: the median of 3); \
+            ns/row: wall-clock time of the step / rows (inserts: one run; reads: the fastest of 3); \
             ratio = Bindery / C; vs ref = ns/row / the same step's at \(grouped(reference)) rows \
             (CPU: the same with the process's processor time); RSS: growth of resident memory during the step \
             (peak, sampled every \(sampleInterval) rows); goals: Bindery vs ref ≤ \(format(timeGoal, 2))×, \
