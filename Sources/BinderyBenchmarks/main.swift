@@ -5,18 +5,28 @@ import NorthwindFixture
 // bindery-bench: Bindery beside hand-written C API loops doing the same work, in the same run.
 // Build and run in release mode:  swift run -c release bindery-bench [--runs N] [--northwind PATH]
 // Without --northwind it reads the Northwind fixture the repository carries (Tests/Fixtures).
+// --scale runs only the scale table instead (see Scale): 1, 4 and 16 million rows in temporary database
+// files, or the sizes of --scale-rows (millions of rows, e.g. `--scale-rows 1,4`). It is not run in CI.
 
 var runs = 9
 var northwind: String?
 var only: String?
+var scale: [Double]?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--runs": runs = arguments.popFirst().flatMap { Int($0) } ?? runs
     case "--northwind": northwind = arguments.popFirst()
     case "--only": only = arguments.popFirst()
+    case "--scale": scale = scale ?? Scale.defaultMillions
+    case "--scale-rows":
+        guard let sizes = arguments.popFirst().flatMap(Scale.millions(from:)) else {
+            print("bindery-bench: --scale-rows takes sizes in millions of rows separated by commas, e.g. 1,4,16")
+            exit(2)
+        }
+        scale = sizes
     default:
-        print("usage: bindery-bench [--runs N] [--northwind PATH] [--only TEXT]")
+        print("usage: bindery-bench [--runs N] [--northwind PATH] [--only TEXT] | --scale [--scale-rows M,M,...]")
         exit(2)
     }
 }
@@ -24,6 +34,16 @@ while let argument = arguments.popFirst() {
 #if DEBUG
     print("warning: a debug build; build with -c release for meaningful figures")
 #endif
+
+if let sizes = scale {
+    do {
+        try runAndWait { try await Scale.run(millions: sizes) }
+        exit(0)
+    } catch {
+        print("bindery-bench --scale failed: \(error)")
+        exit(1)
+    }
+}
 
 let benchmark = Benchmark(runs: runs, only: only)
 print("bindery-bench: median of \(runs) runs each; ratio = Bindery time / C API time (lower is better)")

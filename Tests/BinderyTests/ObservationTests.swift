@@ -559,6 +559,21 @@ struct ObservationTests {
         }
     }
 
+    /// A statement run again and again adds its tables once per transaction; after a rollback the
+    /// next run counts them again (`tags` is `WITHOUT ROWID`: only the statement's tables report it).
+    @Test func aStatementRunAgainAfterARollbackCountsAgain() throws {
+        let conn = try connection()
+        conn.startTrackingChanges()
+        let insert = "INSERT INTO tags(name) VALUES (?)"
+        try conn.execute(script: "BEGIN")
+        try conn.execute(insert, arguments: [.text("a")])
+        try conn.execute(insert, arguments: [.text("b")])
+        try conn.execute(script: "ROLLBACK")
+        #expect(conn.takeCommittedChanges().isEmpty)
+        try conn.execute(insert, arguments: [.text("a")])
+        #expect(conn.takeCommittedChanges().tables == ["tags"])
+    }
+
     @Test func aCommitThatFailsWithBusyCountsOnlyOnceItSucceeds() throws {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("bindery-hooks-\(UUID().uuidString)", isDirectory: true)

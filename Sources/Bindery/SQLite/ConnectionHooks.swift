@@ -65,6 +65,9 @@ final class ConnectionHooks {
     /// The last statement looked up in `statementWrites`, to skip the look-up when a statement runs
     /// again and again (a bulk insert).
     private var lastStatement: (sql: String, region: DatabaseRegion)?
+    /// Whether `open` holds the tables of `lastStatement` already: a statement run again and again
+    /// then adds nothing to `open`, and hashes no table name per run.
+    private var openHoldsLastStatement = false
     /// The name of the last table the update hook reported since `open` was emptied.
     private var lastUpdatedTable: String?
     /// The changes of the transaction in progress.
@@ -239,7 +242,10 @@ final class ConnectionHooks {
             return
         }
         if prepared.isEmpty, let lastStatement, lastStatement.sql.withCString({ strcmp($0, text) }) == 0 {
-            open.formUnion(lastStatement.region)
+            if !openHoldsLastStatement {
+                open.formUnion(lastStatement.region)
+                openHoldsLastStatement = true
+            }
             return
         }
         let sql = String(cString: text)
@@ -254,6 +260,7 @@ final class ConnectionHooks {
         }
         lastStatement = (sql, region)
         open.formUnion(region)
+        openHoldsLastStatement = true
     }
 
     /// Forgets the least recently run half of `statementWrites`. The capacity is at least eight times
@@ -273,11 +280,13 @@ final class ConnectionHooks {
         changes.formUnion(open)
         committing = changes
         open = DatabaseRegion()
+        openHoldsLastStatement = false
         lastUpdatedTable = nil
     }
 
     private func didRollback() {
         open = DatabaseRegion()
+        openHoldsLastStatement = false
         committing = nil
         lastUpdatedTable = nil
     }
