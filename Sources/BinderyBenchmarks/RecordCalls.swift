@@ -120,91 +120,73 @@ enum RecordCalls {
     // MARK: The lines
 
     static func insertOneByOne(_ benchmark: Benchmark, _ conn: Connection, _ raw: RawDatabase) throws {
-        let name = "insert() 100,000 records one by one, nil rowid id"
-        let statement = try raw.prepare(insertNumberedSQL)
-        defer { sqlite3_finalize(statement) }
-        let ran = try compare(
-            benchmark, name, goal: 1.5,
-            c: { try insertNumberedWithC(raw, statement) },
-            bindery: { try insertNumberedWithBindery(conn) })
-        if ran, try stored(conn, "numbered") != stored(raw, "numbered") {
-            throw BenchmarkError.mismatch("\(name): the tables differ")
-        }
+        try compareWrite(
+            benchmark, "insert() 100,000 records one by one, nil rowid id", goal: 1.5, sql: insertNumberedSQL,
+            table: "numbered", conn, raw,
+            c: { statement, _ in try insertNumberedWithC(raw, statement) },
+            bindery: { _ in try insertNumberedWithBindery(conn) })
     }
 
     static func insertReturningDefaults(_ benchmark: Benchmark, _ conn: Connection, _ raw: RawDatabase) throws {
-        let name = "insert() 100,000 records one by one, with a default"
-        let statement = try raw.prepare(insertDefaultedSQL)
-        defer { sqlite3_finalize(statement) }
-        let ran = try compare(
-            benchmark, name, goal: 1.3,
-            c: { try insertDefaultedWithC(raw, statement) },
-            bindery: { try insertDefaultedWithBindery(conn) })
-        if ran, try stored(conn, "defaulted") != stored(raw, "defaulted") {
-            throw BenchmarkError.mismatch("\(name): the tables differ")
-        }
+        try compareWrite(
+            benchmark, "insert() 100,000 records one by one, with a default", goal: 1.3, sql: insertDefaultedSQL,
+            table: "defaulted", conn, raw,
+            c: { statement, _ in try insertDefaultedWithC(raw, statement) },
+            bindery: { _ in try insertDefaultedWithBindery(conn) })
     }
 
     static func updateByKey(_ benchmark: Benchmark, _ conn: Connection, _ raw: RawDatabase) throws {
-        let name = "update() 100,000 records by key"
-        let statement = try raw.prepare(updateSQL)
-        defer { sqlite3_finalize(statement) }
-        var cRun = 0
-        var binderyRun = 0
-        let ran = try compare(
-            benchmark, name, goal: 1.5,
-            c: {
-                cRun += 1
-                return try updateWithC(raw, statement, run: cRun)
-            },
-            bindery: {
-                binderyRun += 1
-                return try updateWithBindery(conn, run: binderyRun)
-            })
-        if ran, try stored(conn, "ten") != stored(raw, "ten") {
-            throw BenchmarkError.mismatch("\(name): the tables differ")
-        }
+        try compareWrite(
+            benchmark, "update() 100,000 records by key", goal: 1.5, sql: updateSQL, table: "ten", conn, raw,
+            c: { statement, run in try updateWithC(raw, statement, run: run) },
+            bindery: { run in try updateWithBindery(conn, run: run) })
     }
 
     static func upsertHalfExisting(_ benchmark: Benchmark, _ conn: Connection, _ raw: RawDatabase) throws {
-        let name = "upsert() 100,000 records, half of them new"
-        let statement = try raw.prepare(upsertSQL)
-        defer { sqlite3_finalize(statement) }
-        var cRun = 0
-        var binderyRun = 0
-        let ran = try compare(
-            benchmark, name, goal: 1.5,
-            c: {
-                cRun += 1
-                return try upsertWithC(raw, statement, run: cRun)
-            },
-            bindery: {
-                binderyRun += 1
-                return try upsertWithBindery(conn, run: binderyRun)
-            })
-        if ran, try stored(conn, "ten") != stored(raw, "ten") {
-            throw BenchmarkError.mismatch("\(name): the tables differ")
-        }
+        try compareWrite(
+            benchmark, "upsert() 100,000 records, half of them new", goal: 1.5, sql: upsertSQL, table: "ten",
+            conn, raw,
+            c: { statement, run in try upsertWithC(raw, statement, run: run) },
+            bindery: { run in try upsertWithBindery(conn, run: run) })
     }
 
     static func deleteByID(_ benchmark: Benchmark, _ conn: Connection, _ raw: RawDatabase) throws {
-        let name = "delete(_:id:) 100,000 records"
-        let statement = try raw.prepare(deleteSQL)
-        defer { sqlite3_finalize(statement) }
         // Each run deletes every row, then puts them back with one statement, the same on both sides.
-        let ran = try compare(
-            benchmark, name, goal: 1.5,
-            c: {
+        try compareWrite(
+            benchmark, "delete(_:id:) 100,000 records", goal: 1.5, sql: deleteSQL, table: "ten", conn, raw,
+            c: { statement, _ in
                 let deleted = try deleteWithC(raw, statement)
                 try raw.exec(refill)
                 return deleted
             },
-            bindery: {
+            bindery: { _ in
                 let deleted = try deleteWithBindery(conn)
                 try conn.execute(script: refill)
                 return deleted
             })
-        if ran, try stored(conn, "ten") != stored(raw, "ten") {
+    }
+
+    /// Compares a line that writes `table`: the C side runs `sql` prepared on `raw`; each side gets the
+    /// number of its run (from 1, the warm-up included). Afterwards both tables must hold the same rows.
+    static func compareWrite<R: Equatable>(
+        _ benchmark: Benchmark, _ name: String, goal: Double, sql: String, table: String, _ conn: Connection,
+        _ raw: RawDatabase, c: (OpaquePointer, Int) throws -> R, bindery: (Int) throws -> R
+    ) throws {
+        let statement = try raw.prepare(sql)
+        defer { sqlite3_finalize(statement) }
+        var cRun = 0
+        var binderyRun = 0
+        let ran = try compare(
+            benchmark, name, goal: goal,
+            c: {
+                cRun += 1
+                return try c(statement, cRun)
+            },
+            bindery: {
+                binderyRun += 1
+                return try bindery(binderyRun)
+            })
+        if ran, try stored(conn, table) != stored(raw, table) {
             throw BenchmarkError.mismatch("\(name): the tables differ")
         }
     }
