@@ -304,17 +304,28 @@ public final class Connection {
     /// emptied and `body` runs once more with a freshly prepared statement.
     ///
     /// Inside a ``transaction(_:_:)`` that SQLite has rolled back, it throws ``rolledBackBySQLite``.
+    ///
+    /// Inlined into its callers: a record call made one at a time would otherwise pay for building and
+    /// counting the closure's captured values on every call.
+    @inline(__always)
     func withStatement<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
         try checkUsable(sql: sql)
         do {
             return try withCachedStatement(sql, body)
         } catch let error as SQLiteError where error.code == .schema {
-            try checkUsable(sql: sql)
-            statementCache.removeAll()
-            return try withCachedStatement(sql, body)
+            return try withStatementAgain(sql, body)
         }
     }
 
+    /// Runs `body` once more with a freshly prepared statement, after SQLite reported `SQLITE_SCHEMA`.
+    @inline(never)
+    private func withStatementAgain<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
+        try checkUsable(sql: sql)
+        statementCache.removeAll()
+        return try withCachedStatement(sql, body)
+    }
+
+    @inline(__always)
     private func withCachedStatement<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
         let statement = try prepared(sql)
         defer { statementCache.release(statement) }
