@@ -184,26 +184,34 @@ final class InsertedRowDecoder: Decoder {
         return text.withUTF8 { SQLiteDate.date(fromUTF8: $0) }
     }
 
+    /// A `Bool` from the INTEGER 0 or 1, as ``RowDecoder`` reads one; nil for anything else.
+    @inline(__always)
+    static func bool(from value: SQLiteValue) -> Bool? {
+        guard case .integer(let integer) = value, integer == 0 || integer == 1 else { return nil }
+        return integer == 1
+    }
+
+    /// A `Double` from a REAL or an INTEGER, as ``RowDecoder`` reads one; nil for anything else.
+    @inline(__always)
+    static func double(from value: SQLiteValue) -> Double? {
+        switch value {
+        case .real(let double): return double
+        case .integer(let integer): return Double(integer)
+        default: return nil
+        }
+    }
+
     /// A value of a type ``RowDecoder`` converts itself, from a value of the kind it reads that type
     /// from directly; nil for any other type or value.
     func convert<T>(_ value: SQLiteValue, to type: T.Type) -> T? {
         // Each unsafeBitCast below reinterprets a value as its own type: T was just compared equal.
-        switch value {
-        case .integer(let integer):
-            if T.self == Int.self { return unsafeBitCast(Int(integer), to: T.self) }
-            if T.self == Int64.self { return unsafeBitCast(integer, to: T.self) }
-            if T.self == Double.self { return unsafeBitCast(Double(integer), to: T.self) }
-            if T.self == Bool.self, integer == 0 || integer == 1 { return unsafeBitCast(integer == 1, to: T.self) }
-        case .real(let double):
-            if T.self == Double.self { return unsafeBitCast(double, to: T.self) }
-        case .text(let text):
-            if T.self == String.self { return unsafeBitCast(text, to: T.self) }
-            if T.self == Date.self, let date = date(from: value) { return unsafeBitCast(date, to: T.self) }
-        case .blob(let data):
-            if T.self == Data.self { return unsafeBitCast(data, to: T.self) }
-        case .null:
-            break
-        }
+        if T.self == Int.self, case .integer(let integer) = value { return unsafeBitCast(Int(integer), to: T.self) }
+        if T.self == Int64.self, case .integer(let integer) = value { return unsafeBitCast(integer, to: T.self) }
+        if T.self == Double.self, let double = Self.double(from: value) { return unsafeBitCast(double, to: T.self) }
+        if T.self == Bool.self, let bool = Self.bool(from: value) { return unsafeBitCast(bool, to: T.self) }
+        if T.self == String.self, case .text(let text) = value { return unsafeBitCast(text, to: T.self) }
+        if T.self == Date.self, let date = date(from: value) { return unsafeBitCast(date, to: T.self) }
+        if T.self == Data.self, case .blob(let data) = value { return unsafeBitCast(data, to: T.self) }
         if T.self == SQLiteValue.self { return unsafeBitCast(value, to: T.self) }
         return nil
     }

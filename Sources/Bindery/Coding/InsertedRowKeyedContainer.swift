@@ -86,17 +86,14 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     @inline(__always)
     private func double(_ value: SQLiteValue) throws -> Double {
-        switch value {
-        case .real(let double): return double
-        case .integer(let integer): return Double(integer)
-        default: throw decoder.giveUp()
-        }
+        guard let double = InsertedRowDecoder.double(from: value) else { throw decoder.giveUp() }
+        return double
     }
 
     @inline(__always)
     private func bool(_ value: SQLiteValue) throws -> Bool {
-        guard case .integer(let integer) = value, integer == 0 || integer == 1 else { throw decoder.giveUp() }
-        return integer == 1
+        guard let bool = InsertedRowDecoder.bool(from: value) else { throw decoder.giveUp() }
+        return bool
     }
 
     private func float(_ value: SQLiteValue) throws -> Float {

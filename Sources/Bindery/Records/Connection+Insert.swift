@@ -31,7 +31,7 @@ extension Connection {
         return try state.withEncoder { encoder in
             try encoder.encodeRow(record)
             let row = encoder.row
-            let memo = insertMemo(state: state, encoder: encoder, policy: policy)
+            let memo = state.insertPlan(for: row, policy: policy)
             if !context.insertsReturningAlways, memo.needsReturningAt != schemaGeneration,
                 let stored = try insertPlain(record, state: state, encoder: encoder, memo: memo, context: context)
             {
@@ -43,26 +43,6 @@ extension Connection {
                 return stored ?? record
             }
         }
-    }
-
-    /// The columns and SQL for the row `encoder` holds: the last ones while the row has the same
-    /// non-NULL columns, found without building anything.
-    @inline(__always)
-    private func insertMemo(state: RecordTypeState, encoder: RowEncoderCore, policy: ConflictPolicy) -> InsertMemo {
-        let row = encoder.row
-        let shared = encoder === state.encoder
-        if shared, let memo = state.insertMemo, memo.policy == policy, row.nonNullSlotsEqual(memo.columns) {
-            return memo
-        }
-        let columns = row.nonNullSlots
-        let memo = InsertMemo(
-            columns: columns, policy: policy,
-            plainSQL: state.insert(row: row, columns: columns, policy: policy, returning: false),
-            returningSQL: state.insert(row: row, columns: columns, policy: policy, returning: true))
-        if shared {
-            state.insertMemo = memo
-        }
-        return memo
     }
 
     /// Inserts the encoded row with a plain INSERT when its plan allows, and returns the record as

@@ -20,9 +20,9 @@ final class InsertPlan {
     /// The name that reads the rowid in this table (`rowid`, or `_rowid_` or `oid` when a column
     /// takes that name).
     let rowidName: String
-    /// Each bound slot and its column in the profile, for the per-row affinity check.
-    private let bound: [(slot: Int, column: Int)]
-    private let profile: TableInsertProfile
+    /// Each bound slot and the kinds of value its column keeps (``TableInsertProfile/Column/keptKinds``),
+    /// for the per-row affinity check.
+    private let bound: [(slot: Int, keptKinds: UInt8)]
 
     /// The plan for inserting the slots of `row` marked in `columns` (its non-NULL ones) into the table
     /// of `profile`.
@@ -30,13 +30,12 @@ final class InsertPlan {
         profile: TableInsertProfile, row: EncodedRow, columns: [Bool], reprepareCount: Int32,
         schemaGeneration: UInt64
     ) {
-        self.profile = profile
         self.reprepareCount = reprepareCount
         self.schemaGeneration = schemaGeneration
         var isPlain = profile.storesRowsAsGiven
         var slots: [InsertedRowDecoder.StoredSlot] = []
         slots.reserveCapacity(row.count)
-        var bound: [(slot: Int, column: Int)] = []
+        var bound: [(slot: Int, keptKinds: UInt8)] = []
         let names = row.columns
         for slot in names.indices {
             let column = profile.index(ofColumn: names[slot])
@@ -47,7 +46,7 @@ final class InsertPlan {
                     continue
                 }
                 slots.append(.bound)
-                bound.append((slot, column))
+                bound.append((slot, profile.columns[column].keptKinds))
             } else if let column {
                 if let alias = profile.rowidAlias, FoldedIdentifier.same(alias, names[slot]) {
                     slots.append(.rowid)
@@ -78,7 +77,7 @@ final class InsertPlan {
     /// Whether the table stores every bound value of `row` unchanged (no affinity conversion).
     @inline(__always)
     func keepsValues(of row: EncodedRow) -> Bool {
-        for (slot, column) in bound where !profile.keeps(row.value(at: slot), column: column) {
+        for (slot, keptKinds) in bound where !TableInsertProfile.keeps(row.value(at: slot), keptKinds: keptKinds) {
             return false
         }
         return true

@@ -1,5 +1,6 @@
-/// What the calls by primary key (`update`, `upsert`, `delete`) keep from one record to the next: the
-/// columns and SQL of the last shape of row, and where the key columns are in the row.
+/// What the calls made one record at a time (`insert`, `update`, `upsert`, `delete`) keep from one
+/// record to the next: the columns and SQL of the last shape of row, and where the key columns are in
+/// the row.
 ///
 /// Each is kept only for ``RecordTypeState/encoder``'s row, whose slots name the same columns from one
 /// record to the next; a row of another encoder (an operation started inside one under way) is
@@ -23,6 +24,29 @@ extension RecordTypeState {
         let nonNull: [Bool]
         /// The `INSERT … ON CONFLICT … RETURNING *`.
         let sql: String
+    }
+
+    /// The insert of `row` under `policy`: the last one when the row has the same non-NULL slots and
+    /// the policy is the same.
+    @inline(__always)
+    func insertPlan(for row: EncodedRow, policy: ConflictPolicy) -> InsertMemo {
+        if let memo = lastInsert, row === encoder.row, memo.policy == policy, row.nonNullSlotsEqual(memo.columns) {
+            return memo
+        }
+        return newInsertPlan(for: row, policy: policy)
+    }
+
+    @inline(never)
+    private func newInsertPlan(for row: EncodedRow, policy: ConflictPolicy) -> InsertMemo {
+        let columns = row.nonNullSlots
+        let memo = InsertMemo(
+            columns: columns, policy: policy,
+            plainSQL: insert(row: row, columns: columns, policy: policy, returning: false),
+            returningSQL: insert(row: row, columns: columns, policy: policy, returning: true))
+        if row === encoder.row {
+            lastInsert = memo
+        }
+        return memo
     }
 
     /// The update of `row`: the last one when the row has the same slots as the last row updated.

@@ -19,9 +19,8 @@ final class RecordTypeState {
     private var insertSQL: [InsertShape: String] = [:]
     private var updateSQL: [[Bool]: String] = [:]
     private var upsertSQL: [[Bool]: String] = [:]
-    /// The columns and SQL of the last `insert` made with ``encoder``, reused while records keep the
-    /// same non-NULL columns.
-    var insertMemo: InsertMemo?
+    /// The last insert of ``encoder``'s row (see ``insertPlan(for:policy:)``).
+    var lastInsert: InsertMemo?
     /// `SELECT * FROM "table"`.
     let selectAll: String
     /// `WHERE "a" = ? AND "b" = ?` over the primary key.

@@ -4,7 +4,7 @@
 /// virtual table could make the stored row differ from the one given.
 ///
 /// A row inserted into a table that ``storesRowsAsGiven`` holds, column for column, the values bound
-/// (each of a kind its column keeps, see ``keeps(_:column:)``), NULL in every column left out that does
+/// (each of a kind its column keeps, see ``keeps(_:keptKinds:)``), NULL in every column left out that does
 /// not fill itself, and the new rowid in the ``rowidAlias`` column: nothing has to be read back.
 struct TableInsertProfile {
     /// One column of the table.
@@ -30,16 +30,16 @@ struct TableInsertProfile {
         columns.firstIndex { FoldedIdentifier.same($0.name, name) }
     }
 
-    /// Whether the column at `column` stores `value` unchanged: no affinity conversion (a number into a
+    /// Whether a column that keeps `keptKinds` (see ``Column/keptKinds``) stores `value` unchanged: no affinity conversion (a number into a
     /// TEXT column, a text or a REAL into an INTEGER one, an INTEGER into a REAL one, …), not a NaN,
     /// which SQLite stores as NULL, and not a negative zero, which a REAL column stores as the integer 0
     /// and reads back as 0.0.
     @inline(__always)
-    func keeps(_ value: SQLiteValue, column: Int) -> Bool {
+    static func keeps(_ value: SQLiteValue, keptKinds: UInt8) -> Bool {
         if case .real(let double) = value, double.isNaN || (double == 0 && double.sign == .minus) {
             return false
         }
-        return columns[column].keptKinds & Self.kindBit(of: value) != 0
+        return keptKinds & kindBit(of: value) != 0
     }
 
     /// One bit per kind of value: NULL, INTEGER, REAL, TEXT, BLOB.
@@ -85,14 +85,17 @@ extension Connection {
     func insertProfile(ofTable name: String) throws -> TableInsertProfile {
         // The table as an unqualified name finds it; one found in several schemas is not profiled.
         let tables = try rows(
-            "SELECT schema, type, wr FROM pragma_table_list(?1) WHERE type IN ('table', 'virtual')", [.text(name)])
+            "SELECT schema, type, wr FROM pragma_table_list(?1) WHERE type IN ('table', 'virtual')",
+            arguments: [.text(name)]
+        ).map(\.values)
         guard tables.count == 1, case .text(let schema) = tables[0][0], case .text(let type) = tables[0][1] else {
             return TableInsertProfile(columns: [], rowidAlias: nil, storesRowsAsGiven: false)
         }
         let hasRowid = tables[0][2] == .integer(0)
         let columnRows = try rows(
             "SELECT name, type, dflt_value IS NOT NULL, hidden, pk FROM pragma_table_xinfo(?1, ?2)",
-            [.text(name), .text(schema)])
+            arguments: [.text(name), .text(schema)]
+        ).map(\.values)
         var columns: [TableInsertProfile.Column] = []
         var keyColumns: [(name: String, type: String)] = []
         for row in columnRows {
@@ -117,7 +120,9 @@ extension Connection {
         var rowidAlias: String?
         if hasRowid, keyColumns.count == 1, keyColumns[0].type.uppercased() == "INTEGER" {
             let keyIndexes = try rows(
-                "SELECT count(*) FROM pragma_index_list(?1, ?2) WHERE origin = 'pk'", [.text(name), .text(schema)])
+                "SELECT count(*) FROM pragma_index_list(?1, ?2) WHERE origin = 'pk'",
+                arguments: [.text(name), .text(schema)]
+            ).map(\.values)
             if keyIndexes.first?[0] == .integer(0) {
                 rowidAlias = keyColumns[0].name
             }
@@ -126,22 +131,11 @@ extension Connection {
         let triggers = try rows(
             "SELECT (SELECT count(*) FROM main.sqlite_schema WHERE type = 'trigger' AND tbl_name = ?1 COLLATE NOCASE)"
                 + " + (SELECT count(*) FROM temp.sqlite_schema WHERE type = 'trigger' AND tbl_name = ?1 COLLATE NOCASE)",
-            [.text(name)])
+            arguments: [.text(name)]
+        ).map(\.values)
         let asGiven =
             hasRowid && type == "table" && (schema == "main" || schema == "temp")
             && triggers.first?[0] == .integer(0)
         return TableInsertProfile(columns: columns, rowidAlias: rowidAlias, storesRowsAsGiven: asGiven)
-    }
-
-    /// The rows of a schema query, each as its values.
-    private func rows(_ sql: String, _ arguments: [SQLiteValue]) throws -> [[SQLiteValue]] {
-        try withStatement(sql) { statement in
-            try statement.bind(arguments: arguments)
-            var rows: [[SQLiteValue]] = []
-            while try statement.step() {
-                rows.append(try (0..<statement.columnCount).map { try statement.value(at: $0) })
-            }
-            return rows
-        }
     }
 }
