@@ -181,4 +181,52 @@ import Testing
                 Fetching(id: 7, name: "leaf 7", size: 7),
             ])
     }
+
+    /// A record whose `init(from:)` finds its parent, a record of its own type, by id: `find` inside
+    /// `find`, each decoding into the memory the type keeps for it.
+    struct Finding: Record, Equatable {
+        static let tableName = "finding"
+        nonisolated(unsafe) static var connection: Connection?
+        var id: Int64
+        var name: String
+        var parentID: Int64?
+        var parent: String?
+
+        enum CodingKeys: String, CodingKey {
+            case id, name, parentID
+        }
+
+        init(id: Int64, name: String, parentID: Int64?, parent: String? = nil) {
+            (self.id, self.name, self.parentID, self.parent) = (id, name, parentID, parent)
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(Int64.self, forKey: .id)
+            parentID = try container.decodeIfPresent(Int64.self, forKey: .parentID)
+            if let parentID, let connection = Self.connection, let found = try connection.find(Self.self, id: parentID)
+            {
+                parent = "\(found.name) < \(found.parent ?? "root")"
+            }
+            name = try container.decode(String.self, forKey: .name)
+        }
+    }
+
+    @Test func anInitThatFindsItsOwnTypeByIDKeepsTheOuterRecord() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(script: "CREATE TABLE finding (id INTEGER PRIMARY KEY, name TEXT NOT NULL, parentID INTEGER)")
+        try conn.insert(contentsOf: [
+            Finding(id: 1, name: "root one", parentID: nil), Finding(id: 2, name: "middle two", parentID: 1),
+            Finding(id: 3, name: "leaf three", parentID: 2),
+        ])
+        Finding.connection = conn
+        defer { Finding.connection = nil }
+        for _ in 0..<3 {
+            #expect(
+                try conn.find(Finding.self, id: 3)
+                    == Finding(id: 3, name: "leaf three", parentID: 2, parent: "middle two < root one < root"))
+            #expect(try conn.find(Finding.self, id: 1) == Finding(id: 1, name: "root one", parentID: nil))
+            #expect(try conn.find(Finding.self, id: 4) == nil)
+        }
+    }
 }

@@ -80,6 +80,26 @@ import Testing
         #expect(String(cString: expanded) == "SELECT x, NULL FROM t")
     }
 
+    @Test func aBlobBoundIsClearedAfterUseAndIntegersLeftBoundAreNeverReused() throws {
+        let conn = try makeConnection()
+        let sql = "SELECT x, ? FROM t"
+        _ = try conn.rows(sql, arguments: [.blob(Data(repeating: 7, count: 1 << 20))])
+        do {
+            let statement = try conn.checkOutStatement(sql)
+            defer { conn.release(statement) }
+            let expanded = try #require(sqlite3_expanded_sql(statement.handle))
+            defer { sqlite3_free(expanded) }
+            #expect(String(cString: expanded) == "SELECT x, NULL FROM t")
+        }
+        // An INTEGER stays bound (clearing it would cost every record call), but a later use must bind
+        // every parameter again: one that gives fewer arguments is refused before it runs.
+        _ = try conn.rows(sql, arguments: [42])
+        #expect(throws: SQLiteError.self) { try conn.rows(sql, arguments: []) }
+        #expect(
+            try conn.rows(sql, arguments: [.null]).map { try $0[1] as SQLiteValue } == Array(repeating: .null, count: 5)
+        )
+    }
+
     @Test func statementThatFailedIsResetAndReusable() throws {
         let conn = try Connection.inMemory()
         try conn.execute(script: "CREATE TABLE u(v TEXT UNIQUE)")

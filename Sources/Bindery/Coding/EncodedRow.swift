@@ -264,6 +264,39 @@ final class EncodedRow {
         return index
     }
 
+    /// Binds the value of each slot to its parameter in `map` (a slot whose parameter is 0 is not
+    /// bound), in one pass; a slot not encoded in this row still holds an earlier row's value: it binds
+    /// NULL. Each slot may be bound once only: a key column that is also a set column needs
+    /// ``bind(to:slots:startingAt:)``.
+    func bind(to statement: Statement, parameters map: SlotParameters) throws {
+        let count = min(storage.pointee.count, map.count)
+        let generation = storage.pointee.generation
+        let parameters = map.parameters
+        let handle = statement.handle
+        for slot in 0..<count {
+            let parameter = parameters[slot]
+            guard parameter > 0 else { continue }
+            let entry = storage.pointee.slots + slot
+            let code: Int32
+            if entry.pointee.row != generation {
+                code = sqlite3_bind_null(handle, parameter)
+            } else {
+                // Matched in place: an INTEGER or a REAL is bound without copying the value out.
+                switch entry.pointee.value {
+                case .integer(let int): code = sqlite3_bind_int64(handle, parameter, int)
+                case .real(let double): code = sqlite3_bind_double(handle, parameter, double)
+                case .null: code = sqlite3_bind_null(handle, parameter)
+                case .text, .blob:
+                    try statement.bind(entry.pointee.value, at: parameter)
+                    continue
+                }
+            }
+            if code != SQLITE_OK {
+                try statement.check(code, index: parameter)
+            }
+        }
+    }
+
     // MARK: Binding as values are encoded
 
     /// Binds `value`, just encoded for `slot`, to the target statement when it is an INTEGER or a REAL

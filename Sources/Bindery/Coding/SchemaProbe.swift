@@ -45,8 +45,26 @@ final class SchemaProbe {
         self.options = options
     }
 
-    /// The columns of `T`, in the order its `init(from:)` reads them.
+    /// The types whose probe is under way on this thread (or task): an `init(from:)` that looks up a
+    /// record of its own type while it is probed must not start the same probe again, which would
+    /// recurse until the stack overflows.
+    @TaskLocal private static var typesUnderProbe: Set<ObjectIdentifier> = []
+
+    /// The columns of `T`, in the order its `init(from:)` reads them. Throws ``Failure`` when `T`'s
+    /// `init(from:)` asks for the columns of `T` again while it is probed.
     static func columns<T: Decodable>(of type: T.Type, options: CodingOptions) throws -> [Column] {
+        let id = ObjectIdentifier(T.self)
+        let underProbe = typesUnderProbe
+        guard !underProbe.contains(id) else {
+            throw Failure(
+                description: "cannot read the columns of \(T.self) while its init(from:) is probed for them")
+        }
+        return try $typesUnderProbe.withValue(underProbe.union([id])) {
+            try probeColumns(of: T.self, options: options)
+        }
+    }
+
+    private static func probeColumns<T: Decodable>(of type: T.Type, options: CodingOptions) throws -> [Column] {
         let probe = SchemaProbe(options: options)
         do {
             _ = try T(from: SchemaProbeDecoder(probe: probe))

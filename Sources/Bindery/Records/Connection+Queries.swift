@@ -12,16 +12,15 @@ extension Connection {
         let context = recordContext
         let state = context.state(for: T.self)
         let key = try singleKeyValue(T.self, context, state, id)
-        // The record is decoded into a slot of its own, so that `withStatement` runs with a non-generic
+        // The record is decoded into the state's slot, so that `withStatement` runs with a non-generic
         // result: a `T?` result costs a look-up of `Optional<T>`'s metadata on every call (callgrind:
-        // about 330 instructions, against some 230 for the slot's allocation).
-        let slot = UnsafeMutablePointer<T>.allocate(capacity: 1)
+        // about 330 instructions), a slot allocated for each call some 230.
+        let slot = state.recordSlot(T.self)
         var decoded = false
         defer {
             if decoded {
                 slot.deinitialize(count: 1)
             }
-            slot.deallocate()
         }
         try withStatement(state.selectByKey) { statement in
             try statement.bindFast(key, at: 1)

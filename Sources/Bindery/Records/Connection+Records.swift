@@ -93,8 +93,10 @@ extension Connection {
         try state.withEncoder { encoder in
             try encoder.encodeRow(record)
             let row = encoder.row
-            let plan = state.updatePlan(for: row)
-            try runUpdate(state: state, row: row, columns: plan.columns, sql: plan.sql)
+            let plan = try state.updatePlan(for: row)
+            try runUpdate(
+                state: state, row: row, columns: plan.columns, keySlots: plan.keySlots, sql: plan.sql,
+                parameters: plan.parameters)
         }
     }
 
@@ -118,15 +120,21 @@ extension Connection {
             let wanted = row.columns.map { column in names.contains { $0.equalsIdentifier(column) } }
             let slots = zip(row.presentSlots(excluding: state.primaryKey), wanted).map { $0 && $1 }
             let sql = slots.contains(true) ? state.update(row: row, columns: slots) : nil
-            try runUpdate(state: state, row: row, columns: slots, sql: sql)
+            try runUpdate(
+                state: state, row: row, columns: slots, keySlots: try state.keySlots(in: row), sql: sql,
+                parameters: nil)
         }
     }
 
-    /// Runs `sql`, the UPDATE setting the slots of `row` marked in `columns` by its primary key (or,
-    /// when nil, looks the row up: there is nothing to set); throws ``RecordError/notFound(table:key:)``
-    /// when no row has the key.
-    private func runUpdate(state: RecordTypeState, row: EncodedRow, columns: [Bool], sql: String?) throws {
-        let keySlots = try state.keySlots(in: row)
+    /// Runs `sql`, the UPDATE setting the slots of `row` marked in `columns` by its primary key, whose
+    /// columns are the slots `keySlots` (or, when nil, looks the row up: there is nothing to set);
+    /// throws ``RecordError/notFound(table:key:)`` when no row has the key. `parameters`, when given,
+    /// places every slot of `sql` (``RecordTypeState/UpdatePlan``).
+    @inline(__always)
+    private func runUpdate(
+        state: RecordTypeState, row: EncodedRow, columns: [Bool], keySlots: [Int], sql: String?,
+        parameters: SlotParameters?
+    ) throws {
         guard let sql else {
             let found = try withStatement(state.existsByKey) { statement -> Bool in
                 try bindKey(of: row, slots: keySlots, to: statement, startingAt: 1)
@@ -139,8 +147,12 @@ extension Connection {
             return
         }
         let changed = try withStatement(sql) { statement in
-            let next = try row.bind(to: statement, slots: columns, startingAt: 1)
-            try bindKey(of: row, slots: keySlots, to: statement, startingAt: next)
+            if let parameters {
+                try row.bind(to: statement, parameters: parameters)
+            } else {
+                let next = try row.bind(to: statement, slots: columns, startingAt: 1)
+                try bindKey(of: row, slots: keySlots, to: statement, startingAt: next)
+            }
             do {
                 try statement.run()
             } catch let error as SQLiteError {

@@ -96,11 +96,14 @@ final class InsertMemo {
     /// the schema, `insert` goes straight to `RETURNING *`. (A schema change made elsewhere may keep it
     /// there longer than needed, which is never wrong.)
     var needsReturningAt: UInt64?
+    /// The parameter of each slot in either statement: the slots marked in `columns`, in order.
+    let parameters: SlotParameters
 
     init(columns: [Bool], policy: ConflictPolicy, plainSQL: String, returningSQL: String) {
         self.columns = columns
         self.policy = policy
         self.plainSQL = plainSQL
         self.returningSQL = returningSQL
+        self.parameters = SlotParameters(columns: columns, keySlots: [])
     }
 }

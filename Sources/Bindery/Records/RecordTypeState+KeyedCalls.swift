@@ -7,13 +7,25 @@
 /// planned afresh every time, as before.
 extension RecordTypeState {
     /// An update of every column of a row but the key.
-    struct UpdatePlan {
+    final class UpdatePlan {
         /// Which slots the row had (``EncodedRow/present``).
         let present: [Bool]
         /// The slots the update sets: every one present that is not a key column.
         let columns: [Bool]
         /// The UPDATE, or nil when there is no column to set (the update only has to find the row).
         let sql: String?
+        /// The slots of the key columns, in key order.
+        let keySlots: [Int]
+        /// The parameter of each slot in `sql`: the columns set, then the key columns.
+        let parameters: SlotParameters
+
+        init(present: [Bool], columns: [Bool], sql: String?, keySlots: [Int]) {
+            self.present = present
+            self.columns = columns
+            self.sql = sql
+            self.keySlots = keySlots
+            self.parameters = SlotParameters(columns: columns, keySlots: keySlots)
+        }
     }
 
     /// An upsert of a row.
@@ -50,19 +62,26 @@ extension RecordTypeState {
     }
 
     /// The update of `row`: the last one when the row has the same slots as the last row updated.
+    /// Throws ``RecordError/missingPrimaryKey(table:column:)`` as ``keySlots(in:)`` does.
     @inline(__always)
-    func updatePlan(for row: EncodedRow) -> UpdatePlan {
+    func updatePlan(for row: EncodedRow) throws -> UpdatePlan {
         if let plan = lastUpdate, row === encoder.row, row.presentSlotsEqual(plan.present) {
+            try plan.keySlots.withUnsafeBufferPointer { slots in
+                for index in slots.indices where !row.isNonNull(slots[index]) {
+                    throw RecordError.missingPrimaryKey(table: tableName, column: primaryKey[index])
+                }
+            }
             return plan
         }
-        return newUpdatePlan(for: row)
+        return try newUpdatePlan(for: row)
     }
 
     @inline(never)
-    private func newUpdatePlan(for row: EncodedRow) -> UpdatePlan {
+    private func newUpdatePlan(for row: EncodedRow) throws -> UpdatePlan {
+        let keySlots = try keySlots(in: row)
         let columns = row.presentSlots(excluding: primaryKey)
         let sql = columns.contains(true) ? update(row: row, columns: columns) : nil
-        let plan = UpdatePlan(present: row.present, columns: columns, sql: sql)
+        let plan = UpdatePlan(present: row.present, columns: columns, sql: sql, keySlots: keySlots)
         if row === encoder.row {
             lastUpdate = plan
         }

@@ -21,6 +21,8 @@ final class RecordTypeState {
     private var upsertSQL: [[Bool]: String] = [:]
     /// The last insert of ``encoder``'s row (see ``insertPlan(for:policy:)``).
     var lastInsert: InsertMemo?
+    /// Memory for one record of the type, which `find` decodes into (see ``recordSlot(_:)``).
+    private var slot: UnsafeMutableRawPointer?
     /// `SELECT * FROM "table"`.
     let selectAll: String
     /// `WHERE "a" = ? AND "b" = ?` over the primary key.
@@ -67,6 +69,25 @@ final class RecordTypeState {
         self.selectByKey = "\(selectAll) WHERE \(condition)"
         self.existsByKey = "SELECT EXISTS(SELECT 1 FROM \(self.table) WHERE \(condition))"
         self.deleteByKey = "DELETE FROM \(self.table) WHERE \(condition)"
+    }
+
+    deinit {
+        slot?.deallocate()
+    }
+
+    /// Uninitialized memory for one record of the type `T` (the type this state is for), allocated on
+    /// first use and kept: `find` decodes into it and moves the record out before anything else runs.
+    /// A `find` that starts inside the decoding (an `init(from:)` that looks up a record of its own
+    /// type) is done with the memory before the outer one writes to it.
+    @inline(__always)
+    func recordSlot<T>(_ type: T.Type) -> UnsafeMutablePointer<T> {
+        if let slot {
+            return slot.assumingMemoryBound(to: T.self)
+        }
+        let new = UnsafeMutableRawPointer.allocate(
+            byteCount: max(MemoryLayout<T>.size, 1), alignment: MemoryLayout<T>.alignment)
+        slot = new
+        return new.assumingMemoryBound(to: T.self)
     }
 
     /// The encoder for an operation that starts now: ``encoder``, or a new one when an operation under

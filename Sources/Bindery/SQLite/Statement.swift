@@ -154,10 +154,20 @@ final class Statement {
         sqlite3_reset(handle)
     }
 
-    /// Resets the statement and sets every parameter back to NULL.
+    /// Whether a TEXT or BLOB parameter is bound: SQLite holds a copy of it until the parameter is
+    /// bound again or cleared.
+    private var holdsCopies = false
+
+    /// Resets the statement, and sets every parameter back to NULL when one holds a copy of TEXT or a
+    /// BLOB, so that a cached statement keeps no large value alive. Bindings of integers and reals stay:
+    /// every use binds all parameters again (a statement run with fewer arguments than parameters is
+    /// refused), and clearing them would cost a call on every record-sized statement.
     func resetAndClear() {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        if holdsCopies {
+            sqlite3_clear_bindings(handle)
+            holdsCopies = false
+        }
     }
 
     /// How many times SQLite re-prepared the statement after a schema change; layers that remember
@@ -214,6 +224,7 @@ final class Statement {
     /// Binds TEXT; the bytes are copied, NUL bytes included.
     @inline(__always)
     func bind(_ value: String, at index: Int32) throws {
+        holdsCopies = true
         var value = value
         let code = value.withUTF8 { bytes -> Int32 in
             guard let base = bytes.baseAddress, bytes.count > 0 else {
@@ -231,6 +242,7 @@ final class Statement {
     /// Binds a BLOB; an empty `Data` is an empty blob, not NULL.
     @inline(__always)
     func bind(_ value: Data, at index: Int32) throws {
+        holdsCopies = true
         let code = value.withUnsafeBytes { bytes -> Int32 in
             guard let base = bytes.baseAddress, bytes.count > 0 else {
                 return sqlite3_bind_zeroblob(handle, index, 0)
@@ -241,7 +253,7 @@ final class Statement {
     }
 
     @inline(__always)
-    private func check(_ code: Int32, index: Int32) throws {
+    func check(_ code: Int32, index: Int32) throws {
         guard code != SQLITE_OK else { return }
         throw SQLiteError(database: database, resultCode: code, sql: sql).withParameter(index)
     }
