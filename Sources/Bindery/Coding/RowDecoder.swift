@@ -62,6 +62,21 @@ final class RowDecoder: Decoder {
     /// The keys that matched several columns, in the order met (see ``ambiguousColumn``).
     private var ambiguousKeys: [(key: String, name: String, positions: [Int])] = []
     private var jsonTypes: Set<ObjectIdentifier> = []
+    /// The part of the row this decoder reads: the whole row, or one nested value's scope of a joined
+    /// row (see ``RowScoping``). Its keys are looked up among these columns only.
+    let scope: Range<Int32>
+    /// The coding key of the nested value this decoder reads, nil for the row itself.
+    let scopeName: String?
+    /// The type of that nested value, for errors.
+    let scopeType: Any.Type
+    /// How nested values find their part of the row; nil: they do not (a missing key is missing).
+    let scoping: RowScoping?
+    /// The decoders of the nested values met so far, in the order asked for (see ``scopedChild(_:for:)``).
+    var scopedChildren: [ScopedChild] = []
+    /// Where the next nested value is expected in ``scopedChildren``.
+    var scopedPosition = 0
+    /// The scopes given with the query, resolved to column ranges on first use.
+    var explicitSpans: [String: Range<Int32>]?
     private lazy var json: JSONDecoder = {
         let decoder = JSONDecoder()
         let strategy = options.dateStrategy
@@ -72,12 +87,35 @@ final class RowDecoder: Decoder {
         return decoder
     }()
 
-    init(statement: Statement, options: CodingOptions, type: Any.Type) {
-        self.handle = statement.handle
+    convenience init(statement: Statement, options: CodingOptions, type: Any.Type, scoping: RowScoping? = nil) {
+        self.init(
+            handle: statement.handle, options: options, columnCount: statement.columnCount,
+            reprepareCount: statement.reprepareCount, type: type, scoping: scoping,
+            scope: 0..<statement.columnCount, scopeName: nil)
+    }
+
+    /// A decoder for the nested value `name` of type `type`, reading the columns `scope` of the row that
+    /// `parent` reads.
+    convenience init(scopeOf parent: RowDecoder, name: String, type: Any.Type, scope: Range<Int32>) {
+        self.init(
+            handle: parent.handle, options: parent.options, columnCount: parent.columnCount,
+            reprepareCount: parent.reprepareCount, type: type, scoping: parent.scoping?.automatic,
+            scope: scope, scopeName: name)
+    }
+
+    private init(
+        handle: OpaquePointer, options: CodingOptions, columnCount: Int32, reprepareCount: Int32, type: Any.Type,
+        scoping: RowScoping?, scope: Range<Int32>, scopeName: String?
+    ) {
+        self.handle = handle
         self.options = options
-        self.columnCount = statement.columnCount
-        self.reprepareCount = statement.reprepareCount
+        self.columnCount = columnCount
+        self.reprepareCount = reprepareCount
         self.typeID = ObjectIdentifier(type)
+        self.scoping = scoping
+        self.scope = scope
+        self.scopeName = scopeName
+        self.scopeType = type
         self.userInfo = options.codingUserInfo
         if case .custom = options.dateStrategy {
             self.usesTextDates = false
@@ -87,7 +125,7 @@ final class RowDecoder: Decoder {
         self.order = .allocate(capacity: 1)
         self.order.initialize(to: KeyOrder())
         self.values = .allocate(capacity: 1)
-        self.values.initialize(to: ColumnValues(handle: statement.handle, count: statement.columnCount))
+        self.values.initialize(to: ColumnValues(handle: handle, count: columnCount))
         self.generations = RowGenerations.take()
     }
 
@@ -99,14 +137,18 @@ final class RowDecoder: Decoder {
         values.deallocate()
     }
 
-    /// The decoder attached to `statement` for `T`, or a new one attached in its place.
-    static func attached<T>(to statement: Statement, options: CodingOptions, for type: T.Type) -> RowDecoder {
+    /// The decoder attached to `statement` for `T`, or a new one attached in its place; `scoping` says
+    /// how nested values find their part of a joined row (nil: any decoder for `T` will do).
+    static func attached<T>(
+        to statement: Statement, options: CodingOptions, for type: T.Type, scoping: RowScoping? = nil
+    ) -> RowDecoder {
         if let decoder = statement.attachment as? RowDecoder, decoder.typeID == ObjectIdentifier(T.self),
-            decoder.reprepareCount == statement.reprepareCount, decoder.columnCount == statement.columnCount
+            decoder.reprepareCount == statement.reprepareCount, decoder.columnCount == statement.columnCount,
+            scoping == nil || decoder.scoping === scoping || decoder.scoping?.sameScopes(as: scoping) == true
         {
             return decoder
         }
-        let decoder = RowDecoder(statement: statement, options: options, type: T.self)
+        let decoder = RowDecoder(statement: statement, options: options, type: T.self, scoping: scoping)
         statement.attachment = decoder
         return decoder
     }
@@ -371,11 +413,11 @@ final class RowDecoder: Decoder {
         let name = options.columnName(forKey: key)
         switch rowColumns.match(name) {
         case .column(let index):
-            return Int32(index)
+            return Int32(index) + scope.lowerBound
         case .missing:
             return Self.missingColumn
         case .ambiguous(let positions):
-            ambiguousKeys.append((key, name, positions))
+            ambiguousKeys.append((key, name, positions.map { $0 + Int(scope.lowerBound) }))
             return Self.ambiguousColumn - Int32(ambiguousKeys.count - 1)
         }
     }
@@ -400,9 +442,9 @@ final class RowDecoder: Decoder {
         return String(cString: name)
     }
 
-    /// Every column name, for error messages.
+    /// Every column name of the part of the row the decoder reads, for error messages and look-ups.
     var columnNames: [String] {
-        (0..<columnCount).map(columnName)
+        scope.map(columnName)
     }
 
     // MARK: Decoder
@@ -445,11 +487,13 @@ final class RowDecoder: Decoder {
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard isInRow else { throw Self.expired("the row decoder") }
+        if let scopeName { throw RowScopeError.notKeyed(property: scopeName, type: "\(scopeType)") }
         return RowUnkeyedDecodingContainer(decoder: self)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         guard isInRow else { throw Self.expired("the row decoder") }
+        if let scopeName { throw RowScopeError.notKeyed(property: scopeName, type: "\(scopeType)") }
         guard columnCount > 0 else {
             throw DecodingError.valueNotFound(
                 Any.self, .init(codingPath: [], debugDescription: "the statement returns no column"))
