@@ -170,6 +170,51 @@ import Testing
         #expect(byCount == expected)
     }
 
+    @Test func columnNamePrefixesNameTheScope() throws {
+        struct Summary: Decodable, Equatable {
+            var title: String
+            var year: Int
+        }
+        struct Shelf: Decodable, Equatable {
+            var id: Int64
+            var summary: Summary?
+        }
+        let conn = try Self.library()
+        let managed = try conn.fetchAll(
+            Managed.self,
+            sql: """
+                SELECT p.id AS "person.id", p.name AS "person.name", p.managerId AS "person.managerId",
+                m.id AS "Manager.id", m.name AS "Manager.name", m.managerId AS "Manager.managerId"
+                FROM people p LEFT JOIN people m ON m.id = p.managerId ORDER BY p.id
+                """)
+        #expect(managed.map(\.person.id) == [1, 2, 3])
+        #expect(managed.map(\.manager?.id) == [nil, 1, 2])
+        #expect(managed.map(\.manager?.name) == [nil, "Ceo", "Mid"])
+        // A nested struct that is no record, beside a column of the outer struct.
+        let shelves = try conn.fetchAll(
+            Shelf.self,
+            sql: """
+                SELECT loans.id, books.title AS "summary.title", books.year AS "summary.year"
+                FROM loans JOIN books ON books.id = loans.bookId ORDER BY loans.id
+                """)
+        #expect(shelves.map(\.summary?.title) == ["Dune", "Emma", "Dune"])
+        #expect(shelves.map(\.id) == [101, 102, 103])
+        // Prefixed columns apart from each other are refused.
+        let error = try #require(throws: RowScopeError.self) {
+            try conn.fetchAll(
+                Shelf.self,
+                sql: """
+                    SELECT books.title AS "summary.title", loans.id, books.year AS "summary.year"
+                    FROM loans JOIN books ON books.id = loans.bookId
+                    """)
+        }
+        #expect(
+            error
+                == .invalidScope(
+                    property: "summary", reason: "has columns named \"summary.…\" that are not side by side in the row")
+        )
+    }
+
     @Test func selfJoinWithoutScopesThrowsInsteadOfGuessing() throws {
         let conn = try Self.library()
         let error = try #require(throws: RowScopeError.self) {

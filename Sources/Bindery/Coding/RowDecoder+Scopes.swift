@@ -74,15 +74,17 @@ extension RowDecoder {
             return scopedChildren[index].decoder
         }
         let child = try makeScopedChild(key, for: T.self).map {
-            RowDecoder(scopeOf: self, name: key, type: T.self, scope: $0)
+            RowDecoder(scopeOf: self, name: key, type: T.self, scope: $0.span, prefixLength: $0.prefixLength)
         }
         scopedChildren.append(ScopedChild(key: key, typeID: typeID, decoder: child))
         scopedPosition = scopedChildren.count
         return child
     }
 
-    /// The columns of the nested value `key` of type `T`, or nil when `key` is no scope.
-    private func makeScopedChild<T>(_ key: String, for type: T.Type) throws -> Range<Int32>? {
+    /// The columns of the nested value `key` of type `T`, and the length of the prefix of their names
+    /// (`manager.`), or nil when `key` is no scope.
+    private func makeScopedChild<T>(_ key: String, for type: T.Type) throws -> (span: Range<Int32>, prefixLength: Int)?
+    {
         guard let scoping else { return nil }
         // A struct decoding by column name: by init(from:) or by init(columns:).
         let isKeyed: Bool
@@ -95,10 +97,28 @@ extension RowDecoder {
             explicitSpans = spans
             guard let span = spans[key] else { return nil }
             guard isKeyed else { throw RowScopeError.notKeyed(property: key, type: "\(T.self)") }
-            return span
+            return (span, 0)
         }
-        guard isKeyed, let table = scoping.tableName(T.self) else { return nil }
-        return try automaticSpan(key, table: table, type: T.self)
+        guard isKeyed else { return nil }
+        if let prefixed = try prefixedSpan(key) {
+            return prefixed
+        }
+        guard let table = scoping.tableName(T.self) else { return nil }
+        return (try automaticSpan(key, table: table, type: T.self), 0)
+    }
+
+    /// The columns whose names start with the key's column name and a dot (`manager.FirstName`), which
+    /// must be side by side; nil when there are none.
+    private func prefixedSpan(_ key: String) throws -> (span: Range<Int32>, prefixLength: Int)? {
+        let prefix = options.columnName(forKey: key) + "."
+        let folded = FoldedIdentifier(prefix).bytes
+        let matching = scope.filter { FoldedIdentifier(columnName($0)).bytes.starts(with: folded) }
+        guard let first = matching.first, let last = matching.last else { return nil }
+        guard matching.count == Int(last - first) + 1 else {
+            throw RowScopeError.invalidScope(
+                property: key, reason: "has columns named \"\(prefix)…\" that are not side by side in the row")
+        }
+        return (first..<last + 1, prefix.count)
     }
 
     /// The automatic rule: the one run of consecutive columns whose origin table is `table`, which no

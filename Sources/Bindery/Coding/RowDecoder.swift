@@ -69,6 +69,8 @@ final class RowDecoder: Decoder {
     let scopeName: String?
     /// The type of that nested value, for errors.
     let scopeType: Any.Type
+    /// How many characters of each column name in the scope are its prefix (`manager.`), not looked up.
+    let prefixLength: Int
     /// How nested values find their part of the row; nil: they do not (a missing key is missing).
     let scoping: RowScoping?
     /// The decoders of the nested values met so far, in the order asked for (see ``scopedChild(_:for:)``).
@@ -91,21 +93,22 @@ final class RowDecoder: Decoder {
         self.init(
             handle: statement.handle, options: options, columnCount: statement.columnCount,
             reprepareCount: statement.reprepareCount, type: type, scoping: scoping,
-            scope: 0..<statement.columnCount, scopeName: nil)
+            scope: 0..<statement.columnCount, scopeName: nil, prefixLength: 0)
     }
 
     /// A decoder for the nested value `name` of type `type`, reading the columns `scope` of the row that
     /// `parent` reads.
-    convenience init(scopeOf parent: RowDecoder, name: String, type: Any.Type, scope: Range<Int32>) {
+    /// `prefixLength` characters of each of its column names are a prefix that is not looked up.
+    convenience init(scopeOf parent: RowDecoder, name: String, type: Any.Type, scope: Range<Int32>, prefixLength: Int) {
         self.init(
             handle: parent.handle, options: parent.options, columnCount: parent.columnCount,
             reprepareCount: parent.reprepareCount, type: type, scoping: parent.scoping?.automatic,
-            scope: scope, scopeName: name)
+            scope: scope, scopeName: name, prefixLength: prefixLength)
     }
 
     private init(
         handle: OpaquePointer, options: CodingOptions, columnCount: Int32, reprepareCount: Int32, type: Any.Type,
-        scoping: RowScoping?, scope: Range<Int32>, scopeName: String?
+        scoping: RowScoping?, scope: Range<Int32>, scopeName: String?, prefixLength: Int
     ) {
         self.handle = handle
         self.options = options
@@ -116,6 +119,7 @@ final class RowDecoder: Decoder {
         self.scope = scope
         self.scopeName = scopeName
         self.scopeType = type
+        self.prefixLength = prefixLength
         self.userInfo = options.codingUserInfo
         if case .custom = options.dateStrategy {
             self.usesTextDates = false
@@ -442,9 +446,10 @@ final class RowDecoder: Decoder {
         return String(cString: name)
     }
 
-    /// Every column name of the part of the row the decoder reads, for error messages and look-ups.
+    /// Every column name of the part of the row the decoder reads, without the scope's prefix, for
+    /// error messages and look-ups.
     var columnNames: [String] {
-        scope.map(columnName)
+        prefixLength == 0 ? scope.map(columnName) : scope.map { String(columnName($0).dropFirst(prefixLength)) }
     }
 
     // MARK: Decoder

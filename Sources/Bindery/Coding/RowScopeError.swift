@@ -22,7 +22,8 @@ public enum RowScopeError: Error, Sendable, Hashable, CustomStringConvertible {
     case tableMismatch(property: String, table: String, position: Int, found: String, expected: String)
     /// The scope of `property` names `table`, which has no column (no such table or view).
     case unknownTable(property: String, table: String)
-    /// A scope given with the query is empty, or names a property another scope names too.
+    /// A scope given with the query is empty or names a property another scope names too, or the
+    /// columns named with a property's prefix (`manager.FirstName`) are not side by side.
     case invalidScope(property: String, reason: String)
     /// The nested property `property` of type `type` does not decode by column name (a keyed
     /// container), so it cannot read a part of the row.
