@@ -9,7 +9,8 @@ import Foundation
 /// (`String`, `Int`, `Date`, a raw-value enum …) from the first column; an array, set or dictionary
 /// from the JSON text of the statement's only column, as a property of its type is (a statement with
 /// several columns throws); any other type that asks for a top-level unkeyed container reads the
-/// columns in order. Nested values are read from JSON text.
+/// columns in order. Nested values are read from JSON text, or, when no column has their name, from
+/// their own part of a joined row (see `RowDecoder+Scopes.swift`).
 ///
 /// Not supported, with a `DecodingError` that says so: `nestedContainer(keyedBy:forKey:)` and
 /// `nestedUnkeyedContainer(forKey:)` (a row is flat; decode the property as a `Decodable` type of its
@@ -97,8 +98,7 @@ final class RowDecoder: Decoder {
     }
 
     /// A decoder for the nested value `name` of type `type`, reading the columns `scope` of the row that
-    /// `parent` reads.
-    /// `prefixLength` characters of each of its column names are a prefix that is not looked up.
+    /// `parent` reads, whose names start with a prefix of `prefixLength` characters that is not looked up.
     convenience init(scopeOf parent: RowDecoder, name: String, type: Any.Type, scope: Range<Int32>, prefixLength: Int) {
         self.init(
             handle: parent.handle, options: parent.options, columnCount: parent.columnCount,
