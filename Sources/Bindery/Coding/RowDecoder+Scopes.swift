@@ -95,7 +95,12 @@ extension RowDecoder {
         if scopeName == nil, let scopes = scoping.explicit {
             let spans = try explicitSpans ?? resolve(scopes, scoping)
             explicitSpans = spans
-            guard let span = spans[key] else { return nil }
+            guard let span = spans[key] else {
+                // Given scopes describe the whole split: a nested value they leave out (a misspelt
+                // scope, say) is an error, never a nil taken for a LEFT JOIN miss.
+                if isKeyed { throw RowScopeError.missingColumns(property: key, type: "\(T.self)", table: nil) }
+                return nil
+            }
             guard isKeyed else { throw RowScopeError.notKeyed(property: key, type: "\(T.self)") }
             return (span, 0)
         }

@@ -46,7 +46,8 @@ extension Connection {
         try fetchAll(T.self, sql: sql, scoping: scoping(scopes))
     }
 
-    private func fetchAll<T: Decodable>(_ type: T.Type, sql: SQL, scoping: RowScoping) throws -> [T] {
+    /// The same, with the splitting of joined rows that `scoping` gives: how requests pass theirs.
+    func fetchAll<T: Decodable>(_ type: T.Type, sql: SQL, scoping: RowScoping) throws -> [T] {
         try withBoundStatement(sql) { statement in
             guard try statement.step() else { return [] }
             // The decoder is fetched after the first step, which re-prepares a statement whose schema
@@ -72,7 +73,8 @@ extension Connection {
         try fetchOne(T.self, sql: sql, scoping: scoping(scopes))
     }
 
-    private func fetchOne<T: Decodable>(_ type: T.Type, sql: SQL, scoping: RowScoping) throws -> T? {
+    /// The same, with the splitting of joined rows that `scoping` gives: how requests pass theirs.
+    func fetchOne<T: Decodable>(_ type: T.Type, sql: SQL, scoping: RowScoping) throws -> T? {
         try withBoundStatement(sql) { statement in
             guard try statement.step() else { return nil }
             return try RowDecoder.attached(to: statement, options: recordContext.options, for: T.self, scoping: scoping)
@@ -96,7 +98,8 @@ extension Connection {
         try fetchCursor(T.self, sql: sql, scoping: scoping(scopes))
     }
 
-    private func fetchCursor<T: Decodable>(_ type: T.Type, sql: SQL, scoping: RowScoping) throws -> RecordCursor<T> {
+    /// The same, with the splitting of joined rows that `scoping` gives: how requests pass theirs.
+    func fetchCursor<T: Decodable>(_ type: T.Type, sql: SQL, scoping: RowScoping) throws -> RecordCursor<T> {
         let arguments = try sql.arguments(encoder: recordContext.values)
         let statement = try checkOutStatement(sql.text)
         do {
