@@ -54,6 +54,7 @@ do {
         exit(2)
     }
     try NorthwindOrders.run(benchmark, path: path)
+    try NorthwindJoins.run(benchmark, path: path)
     try IntegerRecords.run(benchmark)
     try RecordCalls.run(benchmark)
     try runAndWait { try await ConcurrentReads.run(benchmark) }

@@ -318,6 +318,7 @@ extension RowDecoder {
             .init(
                 codingPath: [],
                 debugDescription:
-                    "no column \"\(name)\" in the row (columns: \(columnNames.joined(separator: ", ")))"))
+                    "no column \"\(name)\" in \(scopeName.map { "the columns of \"\($0)\"" } ?? "the row") "
+                    + "(columns: \(columnNames.joined(separator: ", ")))"))
     }
 }

@@ -9,7 +9,8 @@ import Foundation
 /// (`String`, `Int`, `Date`, a raw-value enum …) from the first column; an array, set or dictionary
 /// from the JSON text of the statement's only column, as a property of its type is (a statement with
 /// several columns throws); any other type that asks for a top-level unkeyed container reads the
-/// columns in order. Nested values are read from JSON text.
+/// columns in order. Nested values are read from JSON text, or, when no column has their name, from
+/// their own part of a joined row (see `RowDecoder+Scopes.swift`).
 ///
 /// Not supported, with a `DecodingError` that says so: `nestedContainer(keyedBy:forKey:)` and
 /// `nestedUnkeyedContainer(forKey:)` (a row is flat; decode the property as a `Decodable` type of its
@@ -62,6 +63,23 @@ final class RowDecoder: Decoder {
     /// The keys that matched several columns, in the order met (see ``ambiguousColumn``).
     private var ambiguousKeys: [(key: String, name: String, positions: [Int])] = []
     private var jsonTypes: Set<ObjectIdentifier> = []
+    /// The part of the row this decoder reads: the whole row, or one nested value's scope of a joined
+    /// row (see ``RowScoping``). Its keys are looked up among these columns only.
+    let scope: Range<Int32>
+    /// The coding key of the nested value this decoder reads, nil for the row itself.
+    let scopeName: String?
+    /// The type of that nested value, for errors.
+    let scopeType: Any.Type
+    /// How many characters of each column name in the scope are its prefix (`manager.`), not looked up.
+    let prefixLength: Int
+    /// How nested values find their part of the row; nil: they do not (a missing key is missing).
+    let scoping: RowScoping?
+    /// The decoders of the nested values met so far, in the order asked for (see ``scopedChild(_:for:)``).
+    var scopedChildren: [ScopedChild] = []
+    /// Where the next nested value is expected in ``scopedChildren``.
+    var scopedPosition = 0
+    /// The scopes given with the query, resolved to column ranges on first use.
+    var explicitSpans: [String: Range<Int32>]?
     private lazy var json: JSONDecoder = {
         let decoder = JSONDecoder()
         let strategy = options.dateStrategy
@@ -72,12 +90,36 @@ final class RowDecoder: Decoder {
         return decoder
     }()
 
-    init(statement: Statement, options: CodingOptions, type: Any.Type) {
-        self.handle = statement.handle
+    convenience init(statement: Statement, options: CodingOptions, type: Any.Type, scoping: RowScoping? = nil) {
+        self.init(
+            handle: statement.handle, options: options, columnCount: statement.columnCount,
+            reprepareCount: statement.reprepareCount, type: type, scoping: scoping,
+            scope: 0..<statement.columnCount, scopeName: nil, prefixLength: 0)
+    }
+
+    /// A decoder for the nested value `name` of type `type`, reading the columns `scope` of the row that
+    /// `parent` reads, whose names start with a prefix of `prefixLength` characters that is not looked up.
+    convenience init(scopeOf parent: RowDecoder, name: String, type: Any.Type, scope: Range<Int32>, prefixLength: Int) {
+        self.init(
+            handle: parent.handle, options: parent.options, columnCount: parent.columnCount,
+            reprepareCount: parent.reprepareCount, type: type, scoping: parent.scoping?.automatic,
+            scope: scope, scopeName: name, prefixLength: prefixLength)
+    }
+
+    private init(
+        handle: OpaquePointer, options: CodingOptions, columnCount: Int32, reprepareCount: Int32, type: Any.Type,
+        scoping: RowScoping?, scope: Range<Int32>, scopeName: String?, prefixLength: Int
+    ) {
+        self.handle = handle
         self.options = options
-        self.columnCount = statement.columnCount
-        self.reprepareCount = statement.reprepareCount
+        self.columnCount = columnCount
+        self.reprepareCount = reprepareCount
         self.typeID = ObjectIdentifier(type)
+        self.scoping = scoping
+        self.scope = scope
+        self.scopeName = scopeName
+        self.scopeType = type
+        self.prefixLength = prefixLength
         self.userInfo = options.codingUserInfo
         if case .custom = options.dateStrategy {
             self.usesTextDates = false
@@ -87,7 +129,7 @@ final class RowDecoder: Decoder {
         self.order = .allocate(capacity: 1)
         self.order.initialize(to: KeyOrder())
         self.values = .allocate(capacity: 1)
-        self.values.initialize(to: ColumnValues(handle: statement.handle, count: statement.columnCount))
+        self.values.initialize(to: ColumnValues(handle: handle, count: columnCount))
         self.generations = RowGenerations.take()
     }
 
@@ -99,14 +141,18 @@ final class RowDecoder: Decoder {
         values.deallocate()
     }
 
-    /// The decoder attached to `statement` for `T`, or a new one attached in its place.
-    static func attached<T>(to statement: Statement, options: CodingOptions, for type: T.Type) -> RowDecoder {
+    /// The decoder attached to `statement` for `T`, or a new one attached in its place; `scoping` says
+    /// how nested values find their part of a joined row (nil: any decoder for `T` will do).
+    static func attached<T>(
+        to statement: Statement, options: CodingOptions, for type: T.Type, scoping: RowScoping? = nil
+    ) -> RowDecoder {
         if let decoder = statement.attachment as? RowDecoder, decoder.typeID == ObjectIdentifier(T.self),
-            decoder.reprepareCount == statement.reprepareCount, decoder.columnCount == statement.columnCount
+            decoder.reprepareCount == statement.reprepareCount, decoder.columnCount == statement.columnCount,
+            scoping == nil || decoder.scoping === scoping || decoder.scoping?.sameScopes(as: scoping) == true
         {
             return decoder
         }
-        let decoder = RowDecoder(statement: statement, options: options, type: T.self)
+        let decoder = RowDecoder(statement: statement, options: options, type: T.self, scoping: scoping)
         statement.attachment = decoder
         return decoder
     }
@@ -371,11 +417,11 @@ final class RowDecoder: Decoder {
         let name = options.columnName(forKey: key)
         switch rowColumns.match(name) {
         case .column(let index):
-            return Int32(index)
+            return Int32(index) + scope.lowerBound
         case .missing:
             return Self.missingColumn
         case .ambiguous(let positions):
-            ambiguousKeys.append((key, name, positions))
+            ambiguousKeys.append((key, name, positions.map { $0 + Int(scope.lowerBound) }))
             return Self.ambiguousColumn - Int32(ambiguousKeys.count - 1)
         }
     }
@@ -400,9 +446,10 @@ final class RowDecoder: Decoder {
         return String(cString: name)
     }
 
-    /// Every column name, for error messages.
+    /// Every column name of the part of the row the decoder reads, without the scope's prefix, for
+    /// error messages and look-ups.
     var columnNames: [String] {
-        (0..<columnCount).map(columnName)
+        prefixLength == 0 ? scope.map(columnName) : scope.map { String(columnName($0).dropFirst(prefixLength)) }
     }
 
     // MARK: Decoder
@@ -445,11 +492,13 @@ final class RowDecoder: Decoder {
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard isInRow else { throw Self.expired("the row decoder") }
+        if let scopeName { throw RowScopeError.notKeyed(property: scopeName, type: "\(scopeType)") }
         return RowUnkeyedDecodingContainer(decoder: self)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         guard isInRow else { throw Self.expired("the row decoder") }
+        if let scopeName { throw RowScopeError.notKeyed(property: scopeName, type: "\(scopeType)") }
         guard columnCount > 0 else {
             throw DecodingError.valueNotFound(
                 Any.self, .init(codingPath: [], debugDescription: "the statement returns no column"))

@@ -255,7 +255,12 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         try decodeIntegerGenerally(UInt64.self, key)
     }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder.decodeValue(T.self, column: column(key))
+        let column = try lookUp(key)
+        guard column >= 0 else {
+            // No column of that name: a nested value of a joined row, or an error naming the key.
+            return try decoder.decodeScoped(T.self, key: key, column: column)
+        }
+        return try decoder.decodeValue(T.self, column: column)
     }
 
     // decodeIfPresent: one column look-up, nil for a missing column or NULL.
@@ -355,7 +360,15 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         // No Optional.map here: in this unspecialized generic code it would cost a metadata look-up.
-        guard let column = try presentColumn(key) else { return nil }
+        let (column, value) = try value(key)
+        guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
+            if column == RowDecoder.missingColumn {
+                // No column of that name: a nested value of a joined row, or nil as for any missing column.
+                return try decoder.decodeScopedIfPresent(T.self, key: key)
+            }
+            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
+            return nil
+        }
         return try decoder.decodeValue(T.self, column: column)
     }
 

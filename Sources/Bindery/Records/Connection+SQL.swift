@@ -26,12 +26,34 @@ extension Connection {
     /// ```swift
     /// let names = try conn.fetchAll(String.self, sql: "SELECT name FROM students ORDER BY name")
     /// ```
+    ///
+    /// A property of `T` whose name is no column and whose type is a ``Record`` reads the columns of
+    /// its table in a joined row (see <doc:JoinsAndAssociations>).
     public func fetchAll<T: Decodable>(_ type: T.Type, sql: SQL) throws -> [T] {
+        try fetchAll(T.self, sql: sql, scoping: recordContext.scoping)
+    }
+
+    /// Every row of a joined query decoded as `T`, whose nested properties read the parts of the row
+    /// that `scopes` give, in row order (see ``RowScope``).
+    ///
+    /// ```swift
+    /// let rows = try conn.fetchAll(
+    ///     Managed.self,
+    ///     sql: "SELECT e.*, m.* FROM Employees e LEFT JOIN Employees m ON e.ReportsTo = m.EmployeeID",
+    ///     scopes: [.table("Employees", into: "employee"), .table("Employees", into: "manager")])
+    /// ```
+    public func fetchAll<T: Decodable>(_ type: T.Type, sql: SQL, scopes: [RowScope]) throws -> [T] {
+        try fetchAll(T.self, sql: sql, scoping: scoping(scopes))
+    }
+
+    /// The same, with the splitting of joined rows that `scoping` gives: how requests pass theirs.
+    func fetchAll<T: Decodable>(_ type: T.Type, sql: SQL, scoping: RowScoping) throws -> [T] {
         try withBoundStatement(sql) { statement in
             guard try statement.step() else { return [] }
             // The decoder is fetched after the first step, which re-prepares a statement whose schema
             // changed: its column look-up must see the columns as they are now.
-            let decoder = RowDecoder.attached(to: statement, options: recordContext.options, for: T.self)
+            let decoder = RowDecoder.attached(
+                to: statement, options: recordContext.options, for: T.self, scoping: scoping)
             return try Connection.collect(T.self, statement: statement, decoder: decoder)
         }
     }
@@ -42,9 +64,20 @@ extension Connection {
     /// let name = try conn.fetchOne(String.self, sql: "SELECT name FROM students WHERE id = \(id)")
     /// ```
     public func fetchOne<T: Decodable>(_ type: T.Type, sql: SQL) throws -> T? {
+        try fetchOne(T.self, sql: sql, scoping: recordContext.scoping)
+    }
+
+    /// The first row of a joined query decoded as `T`, or nil when there is none; its nested
+    /// properties read the parts of the row that `scopes` give (see ``fetchAll(_:sql:scopes:)``).
+    public func fetchOne<T: Decodable>(_ type: T.Type, sql: SQL, scopes: [RowScope]) throws -> T? {
+        try fetchOne(T.self, sql: sql, scoping: scoping(scopes))
+    }
+
+    /// The same, with the splitting of joined rows that `scoping` gives: how requests pass theirs.
+    func fetchOne<T: Decodable>(_ type: T.Type, sql: SQL, scoping: RowScoping) throws -> T? {
         try withBoundStatement(sql) { statement in
             guard try statement.step() else { return nil }
-            return try RowDecoder.attached(to: statement, options: recordContext.options, for: T.self)
+            return try RowDecoder.attached(to: statement, options: recordContext.options, for: T.self, scoping: scoping)
                 .decodeRow(T.self)
         }
     }
@@ -56,6 +89,17 @@ extension Connection {
     /// while let event = try cursor.next() { … }
     /// ```
     public func fetchCursor<T: Decodable>(_ type: T.Type, sql: SQL) throws -> RecordCursor<T> {
+        try fetchCursor(T.self, sql: sql, scoping: recordContext.scoping)
+    }
+
+    /// A lazy cursor over the rows of a joined query, decoded as `T` one at a time; its nested
+    /// properties read the parts of the row that `scopes` give (see ``fetchAll(_:sql:scopes:)``).
+    public func fetchCursor<T: Decodable>(_ type: T.Type, sql: SQL, scopes: [RowScope]) throws -> RecordCursor<T> {
+        try fetchCursor(T.self, sql: sql, scoping: scoping(scopes))
+    }
+
+    /// The same, with the splitting of joined rows that `scoping` gives: how requests pass theirs.
+    func fetchCursor<T: Decodable>(_ type: T.Type, sql: SQL, scoping: RowScoping) throws -> RecordCursor<T> {
         let arguments = try sql.arguments(encoder: recordContext.values)
         let statement = try checkOutStatement(sql.text)
         do {
@@ -64,7 +108,7 @@ extension Connection {
             release(statement)
             throw error
         }
-        return RecordCursor(connection: self, statement: statement, options: recordContext.options)
+        return RecordCursor(connection: self, statement: statement, options: recordContext.options, scoping: scoping)
     }
 
     /// Decodes the current row and every following one into an array.

@@ -14,6 +14,15 @@ final class RecordContext {
     /// How many times `insert` ran a plain INSERT (no `RETURNING`), for tests.
     var plainInsertCount = 0
 
+    /// The automatic rule for nested values of joined rows: a nested record reads its table's columns.
+    /// (It never counts a table's columns: only scopes given with a query do.)
+    let scoping = RowScoping(tableName: RecordContext.recordTable, tableColumns: { _ in [] })
+
+    /// The table of a record type, nil for any other type.
+    static func recordTable(_ type: Any.Type) -> String? {
+        (type as? any Record.Type)?.tableName
+    }
+
     init(options: CodingOptions) {
         self.options = options
         self.values = ValueEncoder(options: options)

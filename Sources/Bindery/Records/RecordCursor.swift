@@ -6,13 +6,16 @@ public final class RecordCursor<T: Decodable>: Cursor {
     private let connection: Connection
     private var statement: Statement?
     private let options: CodingOptions
+    /// How nested values of a joined row find their columns.
+    private let scoping: RowScoping
     /// Made after the first step, which re-prepares a statement whose schema changed.
     private var decoder: RowDecoder?
 
-    init(connection: Connection, statement: Statement, options: CodingOptions) {
+    init(connection: Connection, statement: Statement, options: CodingOptions, scoping: RowScoping) {
         self.connection = connection
         self.statement = statement
         self.options = options
+        self.scoping = scoping
     }
 
     deinit {
@@ -27,7 +30,8 @@ public final class RecordCursor<T: Decodable>: Cursor {
         // `step` throws when the connection was closed (or interrupted) since the last row.
         do {
             if try statement.step() {
-                let decoder = self.decoder ?? RowDecoder.attached(to: statement, options: options, for: T.self)
+                let decoder =
+                    self.decoder ?? RowDecoder.attached(to: statement, options: options, for: T.self, scoping: scoping)
                 self.decoder = decoder
                 return try decoder.decodeRow(T.self)
             }

@@ -3,8 +3,8 @@
 ///
 /// Built once per statement, never per row. A name that several columns share (`id` in
 /// `SELECT loans.*, books.*`) is ``Match/ambiguous(_:)``: readers refuse it rather than pick one.
-/// Splitting a row into scopes (one per joined table) will narrow the columns a name is matched in;
-/// the look-up by name stays here.
+/// A nested value of a joined row looks its names up among the columns of its own scope, with a table
+/// of those columns only (see `RowDecoder+Scopes.swift`).
 final class RowColumns: Sendable, Hashable {
     /// What a name matches among the columns.
     enum Match: Equatable {

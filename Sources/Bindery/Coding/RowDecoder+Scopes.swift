@@ -1,0 +1,242 @@
+import CSQLite
+
+/// Nested values of a joined row: a property whose key names no column, of a type that decodes by
+/// column name, reads its own part of the row (its scope) through a decoder of its own.
+///
+/// The scope of each property is found once per statement (given with the query, or by the automatic
+/// rule) and its decoder kept; per row, a nested value costs a string comparison to find that decoder,
+/// a NULL check of its first column, and the decoding of its fields, as a flat value's would.
+extension RowDecoder {
+    /// The decoder of one nested value, or nil when the key is no scope (it is then missing).
+    struct ScopedChild {
+        let key: String
+        let typeID: ObjectIdentifier
+        let decoder: RowDecoder?
+    }
+
+    /// Decodes the non-optional nested value of `key`, whose look-up gave `column` (negative).
+    @inline(never)
+    func decodeScoped<T: Decodable, Key: CodingKey>(_ type: T.Type, key: Key, column: Int32) throws -> T {
+        guard column == Self.missingColumn, let child = try scopedChild(key.stringValue, for: T.self) else {
+            throw unresolved(key, column: column)
+        }
+        if isNull(scope: child.scope) {
+            throw RowScopeError.allNull(property: key.stringValue, type: "\(T.self)")
+        }
+        return try decode(T.self, in: child, key: key)
+    }
+
+    /// Decodes the optional nested value of `key`, which names no column: nil when its columns are all
+    /// NULL (a LEFT JOIN without a match), or when the key is no scope (a missing optional column).
+    @inline(never)
+    func decodeScopedIfPresent<T: Decodable, Key: CodingKey>(_ type: T.Type, key: Key) throws -> T? {
+        guard let child = try scopedChild(key.stringValue, for: T.self), !isNull(scope: child.scope) else {
+            return nil
+        }
+        return try decode(T.self, in: child, key: key)
+    }
+
+    /// Whether every column of `scope` is NULL in the current row.
+    private func isNull(scope: Range<Int32>) -> Bool {
+        for column in scope {
+            guard let value = values.pointee.value(column), sqlite3_value_type(value) == SQLITE_NULL else {
+                return false
+            }
+        }
+        return true
+    }
+
+    private func decode<T: Decodable, Key: CodingKey>(_ type: T.Type, in child: RowDecoder, key: Key) throws -> T {
+        // The child starts with the row's values as this decoder knows them: no second look-up of the
+        // first value (it was found by the NULL check).
+        child.values.pointee = values.pointee
+        do {
+            return try child.decodeRow(T.self)
+        } catch let error as DecodingError {
+            throw error.nested(in: key)
+        }
+    }
+
+    /// The decoder of the nested value `key` of type `T`, found once and kept; nil when `key` is no scope.
+    private func scopedChild<T>(_ key: String, for type: T.Type) throws -> RowDecoder? {
+        let typeID = ObjectIdentifier(T.self)
+        if scopedPosition >= scopedChildren.count {
+            scopedPosition = 0
+        }
+        if scopedPosition < scopedChildren.count, scopedChildren[scopedPosition].key == key,
+            scopedChildren[scopedPosition].typeID == typeID
+        {
+            scopedPosition += 1
+            return scopedChildren[scopedPosition - 1].decoder
+        }
+        if let index = scopedChildren.firstIndex(where: { $0.key == key && $0.typeID == typeID }) {
+            scopedPosition = index + 1
+            return scopedChildren[index].decoder
+        }
+        let child = try makeScopedChild(key, for: T.self).map {
+            RowDecoder(scopeOf: self, name: key, type: T.self, scope: $0.span, prefixLength: $0.prefixLength)
+        }
+        scopedChildren.append(ScopedChild(key: key, typeID: typeID, decoder: child))
+        scopedPosition = scopedChildren.count
+        return child
+    }
+
+    /// The columns of the nested value `key` of type `T`, and the length of the prefix of their names
+    /// (`manager.`), or nil when `key` is no scope.
+    private func makeScopedChild<T>(_ key: String, for type: T.Type) throws -> (span: Range<Int32>, prefixLength: Int)?
+    {
+        guard let scoping else { return nil }
+        // A struct decoding by column name: by init(from:) or by init(columns:).
+        let isKeyed: Bool
+        switch Self.topLevelKind(of: T.self) {
+        case .record, .columns: isKeyed = true
+        default: isKeyed = false
+        }
+        if scopeName == nil, let scopes = scoping.explicit {
+            let spans = try explicitSpans ?? resolve(scopes, scoping)
+            explicitSpans = spans
+            guard let span = spans[key] else {
+                // Given scopes describe the whole split: a nested value they leave out (a misspelt
+                // scope, say) is an error, never a nil taken for a LEFT JOIN miss.
+                if isKeyed { throw RowScopeError.missingColumns(property: key, type: "\(T.self)", table: nil) }
+                return nil
+            }
+            guard isKeyed else { throw RowScopeError.notKeyed(property: key, type: "\(T.self)") }
+            return (span, 0)
+        }
+        guard isKeyed else { return nil }
+        if let prefixed = try prefixedSpan(key) {
+            return prefixed
+        }
+        guard let table = scoping.tableName(T.self) else { return nil }
+        return (try automaticSpan(key, table: table, type: T.self), 0)
+    }
+
+    /// The columns whose names start with the key's column name and a dot (`manager.FirstName`), which
+    /// must be side by side; nil when there are none.
+    private func prefixedSpan(_ key: String) throws -> (span: Range<Int32>, prefixLength: Int)? {
+        let prefix = options.columnName(forKey: key) + "."
+        let folded = FoldedIdentifier(prefix).bytes
+        let matching = scope.filter { FoldedIdentifier(columnName($0)).bytes.starts(with: folded) }
+        guard let first = matching.first, let last = matching.last else { return nil }
+        guard matching.count == Int(last - first) + 1 else {
+            throw RowScopeError.invalidScope(
+                property: key, reason: "has columns named \"\(prefix)…\" that are not side by side in the row")
+        }
+        return (first..<last + 1, prefix.count)
+    }
+
+    /// The automatic rule: the one run of consecutive columns whose origin table is `table`, which no
+    /// other nested value reads and in which no column name appears twice.
+    private func automaticSpan<T>(_ key: String, table: String, type: T.Type) throws -> Range<Int32> {
+        let folded = FoldedIdentifier(table)
+        var runs: [Range<Int32>] = []
+        var column = scope.lowerBound
+        while column < scope.upperBound {
+            guard originTable(column).map(FoldedIdentifier.init) == folded else {
+                column += 1
+                continue
+            }
+            let start = column
+            while column < scope.upperBound && originTable(column).map(FoldedIdentifier.init) == folded {
+                column += 1
+            }
+            runs.append(start..<column)
+        }
+        guard let run = runs.first else {
+            throw RowScopeError.missingColumns(property: key, type: "\(T.self)", table: table)
+        }
+        guard runs.count == 1, Set(run.map { FoldedIdentifier(columnName($0)) }).count == run.count else {
+            throw RowScopeError.ambiguousTable(property: key, table: table, other: nil)
+        }
+        if let other = scopedChildren.first(where: { $0.decoder?.scope.overlaps(run) == true }) {
+            throw RowScopeError.ambiguousTable(property: key, table: table, other: other.key)
+        }
+        return run
+    }
+
+    /// The scopes given with the query, laid end to end from the first column, as column ranges by
+    /// property; throws when they do not add up to the row.
+    private func resolve(_ scopes: [RowScope], _ scoping: RowScoping) throws -> [String: Range<Int32>] {
+        var spans: [String: Range<Int32>] = [:]
+        var start = scope.lowerBound
+        for given in scopes {
+            guard spans[given.property] == nil else {
+                throw RowScopeError.invalidScope(property: given.property, reason: "is given twice")
+            }
+            let available = Int(scope.upperBound - start)
+            let count: Int
+            var tableColumns: [String] = []
+            switch given.extent {
+            case .columns(let wanted):
+                guard wanted > 0 else {
+                    throw RowScopeError.invalidScope(property: given.property, reason: "takes \(wanted) columns")
+                }
+                count = wanted
+            case .table(let table):
+                tableColumns = try scoping.tableColumns(table)
+                guard !tableColumns.isEmpty else {
+                    throw RowScopeError.unknownTable(property: given.property, table: table)
+                }
+                count = tableColumns.count
+            }
+            guard count <= available else {
+                throw RowScopeError.scopeOverrunsRow(property: given.property, wanted: count, available: available)
+            }
+            if case .table(let table) = given.extent {
+                try check(start, tableColumns, of: table, for: given.property)
+            }
+            spans[given.property] = start..<start + Int32(count)
+            start += Int32(count)
+        }
+        guard start == scope.upperBound else {
+            throw RowScopeError.columnsLeftOver(columns: (start..<scope.upperBound).map(columnName))
+        }
+        return spans
+    }
+
+    /// Checks that the columns from `start` are `names`, in order, and come from `table` where SQLite
+    /// can tell.
+    private func check(_ start: Int32, _ names: [String], of table: String, for property: String) throws {
+        let folded = FoldedIdentifier(table)
+        for (offset, expected) in names.enumerated() {
+            let column = start + Int32(offset)
+            let found = columnName(column)
+            let origin = originTable(column).map(FoldedIdentifier.init)
+            guard FoldedIdentifier(found) == FoldedIdentifier(expected), origin == nil || origin == folded else {
+                throw RowScopeError.tableMismatch(
+                    property: property, table: table, position: Int(column), found: found, expected: expected)
+            }
+        }
+    }
+
+    /// The table column `column` comes from, when SQLite can tell (not for an expression).
+    private func originTable(_ column: Int32) -> String? {
+        sqlite3_column_table_name(handle, column).map { String(cString: $0) }
+    }
+}
+
+extension DecodingError {
+    /// The same error, its coding path starting with `key`: an error inside a nested value says which.
+    func nested(in key: some CodingKey) -> DecodingError {
+        switch self {
+        case .typeMismatch(let type, let context):
+            return .typeMismatch(type, context.nested(in: key))
+        case .valueNotFound(let type, let context):
+            return .valueNotFound(type, context.nested(in: key))
+        case .keyNotFound(let missing, let context):
+            return .keyNotFound(missing, context.nested(in: key))
+        case .dataCorrupted(let context):
+            return .dataCorrupted(context.nested(in: key))
+        @unknown default:
+            return self
+        }
+    }
+}
+
+extension DecodingError.Context {
+    fileprivate func nested(in key: some CodingKey) -> DecodingError.Context {
+        DecodingError.Context(
+            codingPath: [key] + codingPath, debugDescription: debugDescription, underlyingError: underlyingError)
+    }
+}
