@@ -42,4 +42,23 @@ static inline void bindery_atomic_and(unsigned int *word, unsigned int bits) {
     __atomic_fetch_and(word, bits, __ATOMIC_RELAXED);
 }
 
+// The interrupt of a connection (ConnectionStatus.swift): SQLite calls this every few hundred virtual
+// machine instructions of a running statement, and a nonzero result stops that statement with
+// SQLITE_INTERRUPT. Unlike sqlite3_interrupt, which stays in force until no statement of the
+// connection is running (an open cursor keeps one running between its batches), this stops only
+// while the flag is raised. `word` is the status word; 4 is its `interrupted` flag.
+static int bindery_stop_if_interrupted(void *word) {
+    return (__atomic_load_n((const unsigned int *)word, __ATOMIC_RELAXED) & 4u) != 0;
+}
+
+// Installs the check above on `db`, every `instructions` virtual machine instructions; a NULL `word`
+// removes it.
+static inline void bindery_watch_interrupts(sqlite3 *db, unsigned int *word, int instructions) {
+    if (word) {
+        sqlite3_progress_handler(db, instructions, bindery_stop_if_interrupted, word);
+    } else {
+        sqlite3_progress_handler(db, 0, 0, 0);
+    }
+}
+
 #endif

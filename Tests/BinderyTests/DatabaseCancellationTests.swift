@@ -119,6 +119,27 @@ import Testing
         try await db.close()
     }
 
+    /// SQLite keeps an interrupt in force until no statement of the connection is running: with a
+    /// cursor open on the writer between two of its batches, a cancelled job's interrupt must stop that
+    /// job only, not the jobs after it nor the cursor's next batch.
+    @Test func aCancelWhileACursorIsOpenStopsOnlyTheCancelledJob() async throws {
+        let db = try Database.inMemory()
+        try await db.createTable(for: Item.self)
+        try await db.insert(contentsOf: (1...500).map { Item(id: nil, n: $0) })
+        var iterator = db.fetchCursor(Item.self, sql: "SELECT * FROM items ORDER BY n").makeAsyncIterator()
+        #expect(try await iterator.next()?.n == 1)
+        let (result, _) = await cancelLongRead(db)
+        #expect(isCancellation(result), "\(result)")
+        try await db.insert(Item(id: nil, n: 501))
+        #expect(try await db.fetchOne(Int.self, sql: "SELECT 42") == 42)
+        var seen = [1]
+        while let item = try await iterator.next() {
+            seen.append(item.n)
+        }
+        #expect(seen == Array(1...500) || seen == Array(1...501))
+        try await db.close()
+    }
+
     @Test func aCancelledWriteIsRolledBack() async throws {
         try await DatabaseTestSupport.withDatabase { db in
             try await db.createTable(for: Item.self)

@@ -20,7 +20,7 @@ import Foundation
 /// never on Swift's cooperative thread pool, so a slow query does not hold up other tasks.
 ///
 /// **Cancellation**: cancelling the task that awaits a `read` or `write` interrupts the statement it
-/// is running (`sqlite3_interrupt`), stops every statement of its closure that would start or step
+/// is running (through SQLite's progress handler), stops every statement of its closure that would start or step
 /// afterwards, rolls the transaction back and throws `CancellationError`; the database stays usable.
 /// A cancel is never lost: one that arrives between two statements, or after the last, still makes the
 /// job throw. A task cancelled before its work starts throws at once.

@@ -16,8 +16,7 @@ import Foundation
 final class InterruptGate: @unchecked Sendable {
     // @unchecked Sendable is safe: `connection` and `cancelled` are only read and written while `lock`
     // is held, and the connection is used from another thread only for `Connection.interrupt()`,
-    // which SQLite allows from any thread while the connection is open and which reads nothing the
-    // job's thread writes. The connection cannot close while it is armed here: it is lent to the job
+    // which raises a flag in the connection's atomic status word and touches nothing else. The connection cannot close while it is armed here: it is lent to the job
     // (`Connection.beginLending`) before the gate is armed and until after it is disarmed, and a lent
     // connection refuses to close.
     private let lock = NSLock()

@@ -138,6 +138,7 @@ public final class Connection {
         self.path = path
         self.options = options
         self.statementCache = StatementCache(database: db, status: status, capacity: options.statementCacheCapacity)
+        bindery_watch_interrupts(db, status.word, Connection.interruptCheckInterval)
         do {
             try execute(script: "PRAGMA foreign_keys = \(options.foreignKeys ? "ON" : "OFF")")
         } catch {
@@ -184,6 +185,8 @@ public final class Connection {
         statementCache.removeAll()
         extensions.removeAll()
         lastExtension = nil
+        // A zombie's statements never step, but the handler must not outlive the status it reads.
+        bindery_watch_interrupts(handle, nil, 0)
         sqlite3_close_v2(handle)
     }
 
@@ -240,12 +243,16 @@ public final class Connection {
     /// ``SQLiteError/Code/interrupt``, and so does every statement that starts or steps afterwards,
     /// until ``clearInterrupt()``. An interrupt is never lost, even when no statement runs at the time.
     ///
-    /// Call it only while the connection is lent (``beginLending(closeRefusal:)``): a lent connection
-    /// cannot close, so its handle is valid. It reads no state that the connection's thread writes.
+    /// A running statement sees the flag through SQLite's progress handler, within
+    /// ``interruptCheckInterval`` virtual machine instructions; `sqlite3_interrupt` is not used, since
+    /// it stays in force until no statement of the connection runs, and an open cursor would carry it
+    /// into the jobs after this one. It touches nothing but the status word, so any thread may call it.
     func interrupt() {
         status.raise(.interrupted)
-        sqlite3_interrupt(handle)
     }
+
+    /// How many virtual machine instructions a statement runs between two checks for an interrupt.
+    static let interruptCheckInterval: Int32 = 1000
 
     /// Lets statements run again after ``interrupt()``; call it on the connection's thread, once no
     /// other thread can call ``interrupt()`` any more.

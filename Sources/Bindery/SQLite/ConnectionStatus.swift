@@ -22,12 +22,15 @@ final class ConnectionStatus: @unchecked Sendable {
         /// lending ends.
         static let closeRefused = Flags(rawValue: 2)
         /// ``Connection/interrupt()`` was called: nothing runs until ``Connection/clearInterrupt()``.
+        /// Its value is the one `bindery_stop_if_interrupted` (in the C shim) tests.
         static let interrupted = Flags(rawValue: 4)
         /// The statement was finalized (only the status of finalized statements has it).
         static let finalized = Flags(rawValue: 8)
     }
 
-    private let word: UnsafeMutablePointer<UInt32>
+    /// The word itself, which SQLite's progress handler reads while a statement runs (see
+    /// ``Connection/interrupt()``).
+    let word: UnsafeMutablePointer<UInt32>
     /// Why a refused `close()` stops the statements, in the lender's words.
     var closeRefusal = ""
 
