@@ -21,3 +21,31 @@ struct Invocation {
 }
 
 let invocation = Invocation()
+
+/// The records of the joined-rows section.
+struct Book: Record {
+    static let tableName = "books"
+    var id: Int64
+    var title: String
+}
+
+struct Member: Record {
+    static let tableName = "members"
+    var id: Int64
+    var name: String
+}
+
+struct Loan: Record {
+    static let tableName = "loans"
+    var id: Int64
+    var bookId: Int64
+    var memberId: Int64?
+}
+
+struct Employee: Record {
+    static let tableName = "Employees"
+    static let primaryKey = ["EmployeeID"]
+    var EmployeeID: Int
+    var LastName: String
+    var ReportsTo: Int?
+}
