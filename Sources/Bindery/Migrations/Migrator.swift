@@ -221,7 +221,7 @@ public struct Migrator: Sendable {
     }
 
     /// Throws ``MigrationError/duplicateIdentifier(_:)`` for the first identifier registered twice.
-    private func checkRegistrations() throws {
+    func checkRegistrations() throws {
         var seen: Set<String> = []
         for migration in migrations where !seen.insert(migration.identifier).inserted {
             throw MigrationError.duplicateIdentifier(migration.identifier)
@@ -230,7 +230,7 @@ public struct Migrator: Sendable {
 
     /// Throws ``MigrationError/unknownApplied(_:)`` when `applied` holds identifiers that are not
     /// registered.
-    private func checkKnown(_ applied: [String]) throws {
+    func checkKnown(_ applied: [String]) throws {
         let known = Set(registeredIdentifiers)
         let unknown = applied.filter { !known.contains($0) }
         guard unknown.isEmpty else {
