@@ -85,6 +85,11 @@ extension Connection {
     public func alter(table name: String, _ body: (TableAlteration) throws -> Void) throws {
         let alteration = TableAlteration(name: name)
         try body(alteration)
+        try alter(alteration)
+    }
+
+    /// Makes the changes of `alteration`, as ``alter(table:_:)`` does.
+    func alter(_ alteration: TableAlteration) throws {
         guard !alteration.changes.isEmpty else { return }
         if isInTransaction {
             try transaction { conn in try conn.apply(alteration) }
