@@ -197,4 +197,26 @@ import Testing
             try conn.rows("SELECT sql FROM sqlite_schema WHERE name = 'books'").first.map { try $0[0] as String }?
                 .contains("NOT NULL") == false)
     }
+
+    @Test func rowIDsOfATableWithoutAnIntegerKeyAreKept() throws {
+        let conn = try Connection.inMemory()
+        try conn.create(table: "tags") { t in t.column("name", .text) }
+        try conn.create(table: "dense") { t in t.column("name", .text) }
+        try conn.execute(
+            script: """
+                INSERT INTO tags (rowid, name) VALUES (1, 'a'), (5, 'b'), (9, 'c');
+                INSERT INTO dense (name) VALUES ('a'), ('b'), ('c');
+                """)
+        for table in ["tags", "dense"] {
+            let before = try conn.rows("SELECT rowid || name FROM \(identifier: table) ORDER BY rowid").map {
+                try $0[0] as String
+            }
+            try conn.alter(table: table) { t in t.change(column: "name", to: .text).notNull() }
+            #expect(
+                try conn.rows("SELECT rowid || name FROM \(identifier: table) ORDER BY rowid").map {
+                    try $0[0] as String
+                }
+                    == before)
+        }
+    }
 }

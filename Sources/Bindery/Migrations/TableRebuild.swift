@@ -68,7 +68,8 @@ struct TableRebuild {
         }
         try conn.runSchema(statement.sql(named: temporary))
 
-        // 5. The rows: the columns both tables store, and the rowid when both have one of their own.
+        // 5. The rows: the columns both tables store, and the rowid when both have one of their own
+        // and its values are not simply 1…n (which the copy, in rowid order, gives them anyway).
         let newColumns = try columns(of: temporary)
         let copied = newColumns.filter { column in
             !column.generated && oldColumns.contains { !$0.generated && $0.name.equalsIdentifier(column.name) }
@@ -80,7 +81,8 @@ struct TableRebuild {
             let alias = ["rowid", "_rowid_", "oid"].first(where: { alias in
                 !oldColumns.contains { $0.name.equalsIdentifier(alias) }
                     && !newColumns.contains { $0.name.equalsIdentifier(alias) }
-            })
+            }),
+            try !rowIDsAreDense(in: quoted, alias: alias)
         {
             targets.insert(alias, at: 0)
             sources.insert(alias, at: 0)
@@ -236,6 +238,12 @@ struct TableRebuild {
                 name: try row[0], generated: hidden == 2 || hidden == 3,
                 isRowIDAlias: pk == 1 && keyCount == 1 && type.uppercased() == "INTEGER" && !withoutRowID)
         }
+    }
+
+    /// Whether the rowids of `table` are exactly 1…n, n being its number of rows.
+    private func rowIDsAreDense(in table: String, alias: String) throws -> Bool {
+        try connection.rows("SELECT count(*) = coalesce(max(\(alias)), 0) FROM \(table)", arguments: []).first
+            .map { try $0[0] as Bool } ?? false
     }
 
     /// The tables whose foreign keys refer to `table` (itself included when it refers to itself).
