@@ -71,4 +71,28 @@ import Testing
         let previews = try await self.migrator().preview(db)
         #expect(previews.count == 3)
     }
+
+    private struct Book: Record {
+        static let tableName = "books"
+        var id: Int64?
+        var title: String
+        var shelf: String?
+    }
+
+    @Test func listsWhatTheSyncOfATableWouldDo() throws {
+        let conn = try Connection.inMemory()
+        var migrator = Migrator()
+        migrator.syncTable(for: Book.self)
+        #expect(
+            try migrator.preview(conn) == [
+                MigrationPreview(
+                    identifier: "sync table books: created",
+                    statements: [
+                        "CREATE TABLE \"books\" (\"id\" INTEGER PRIMARY KEY, \"title\" TEXT NOT NULL, \"shelf\" TEXT)"
+                    ])
+            ])
+        #expect(try conn.rows("SELECT name FROM sqlite_schema").isEmpty)
+        try migrator.migrate(conn)
+        #expect(try migrator.preview(conn) == [])
+    }
 }

@@ -1,7 +1,8 @@
 /// Seeing what `migrate` would do before it runs.
 extension Migrator {
     /// The pending migrations, in the order `migrate` would run them, each with the schema
-    /// statements the table builder runs for it. The database does not change: the migrations run
+    /// statements the table builder runs for it, then the changes ``syncTable(for:droppingColumns:)``
+    /// would make, each as `migrate` would record it (`sync table books: added shelf`). The database does not change: the migrations run
     /// in one transaction, as `migrate` would run them, which is then rolled back.
     ///
     /// ```swift
@@ -40,6 +41,20 @@ extension Migrator {
                     }
                     previews.append(
                         MigrationPreview(identifier: migration.identifier, statements: log.statements ?? []))
+                }
+                for sync in syncs {
+                    log.statements = []
+                    let actions: [String]
+                    do {
+                        actions = try sync.run(conn)
+                    } catch {
+                        throw MigrationError.failed(identifier: TableSync.ledgerPrefix + sync.table, underlying: error)
+                    }
+                    guard !actions.isEmpty else { continue }
+                    previews.append(
+                        MigrationPreview(
+                            identifier: TableSync.ledgerPrefix + sync.table + ": " + actions.joined(separator: ", "),
+                            statements: log.statements ?? []))
                 }
                 throw PreviewRollback()
             }
