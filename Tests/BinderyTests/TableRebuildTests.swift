@@ -93,7 +93,7 @@ import Testing
         } catch SchemaChangeError.rowsBreakConstraints(let table, let rows) {
             #expect(table == "items")
             #expect(
-                rows == [RejectedRow(key: "rowid = 6", reason: "NOT NULL constraint failed: bindery_new_items.name")])
+                rows == [RejectedRow(key: "rowid = 6", reason: "NOT NULL constraint failed: items.name")])
         }
         #expect(try checksum(conn, "items", columns) == before.0)
         #expect(try schema(conn) == before.1)
@@ -217,6 +217,19 @@ import Testing
                     try $0[0] as String
                 }
                     == before)
+        }
+    }
+
+    @Test func aDuplicateBreakingANewUniqueIsNamed() throws {
+        let conn = try Connection.inMemory()
+        try conn.create(table: "users") { t in t.column("email", .text) }
+        try conn.execute(script: "INSERT INTO users VALUES ('a@x'), ('b@x'), ('a@x')")
+        #expect(
+            throws: SchemaChangeError.rowsBreakConstraints(
+                table: "users",
+                rows: [RejectedRow(key: "rowid = 3", reason: "UNIQUE constraint failed: users.email")])
+        ) {
+            try conn.alter(table: "users") { t in t.change(column: "email", to: .text).unique() }
         }
     }
 }

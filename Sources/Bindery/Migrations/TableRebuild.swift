@@ -95,9 +95,12 @@ struct TableRebuild {
             do {
                 try conn.runSchema(copy)
             } catch let error as SQLiteError where error.code == .constraint || error.code == .mismatch {
-                throw SchemaChangeError.rowsBreakConstraints(
-                    table: name,
-                    rows: try rejectedRows(from: quoted, into: quotedTemporary, targets: targets, sources: sources))
+                // The messages name the new table by its final name.
+                let rows = try rejectedRows(from: quoted, into: quotedTemporary, targets: targets, sources: sources)
+                    .map { RejectedRow(key: $0.key, reason: $0.reason.replacingOccurrences(of: temporary, with: name)) }
+                // When no row fails on its own, the error is SQLite's, as it came.
+                guard !rows.isEmpty else { throw error }
+                throw SchemaChangeError.rowsBreakConstraints(table: name, rows: rows)
             }
         }
 
