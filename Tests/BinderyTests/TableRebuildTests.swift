@@ -232,4 +232,25 @@ import Testing
             try conn.alter(table: "users") { t in t.change(column: "email", to: .text).unique() }
         }
     }
+
+    @Test func namesWithQuotesAndSpacesSurviveARebuild() throws {
+        let conn = try Connection.inMemory()
+        try conn.create(table: "odd \"table\" [x]") { t in
+            t.column("a \"col\"", .text)
+            t.column("b", .integer)
+        }
+        try conn.create(index: "odd \"index\"", on: "odd \"table\" [x]", columns: ["a \"col\""])
+        try conn.execute("INSERT INTO \(identifier: "odd \"table\" [x]") VALUES ('it''s', 1)")
+        try conn.alter(table: "odd \"table\" [x]") { t in
+            t.change(column: "b", to: .text).notNull()
+            t.rename(column: "a \"col\"", to: "c'ol")
+        }
+        let row = try #require(
+            try conn.rows("SELECT \"c'ol\", typeof(b) FROM \(identifier: "odd \"table\" [x]")").first)
+        #expect(try row[0] as String == "it's")
+        #expect(try row[1] as String == "text")
+        #expect(
+            try conn.rows("SELECT name FROM pragma_index_info('odd \"index\"')").map { try $0[0] as String } == ["c'ol"]
+        )
+    }
 }
