@@ -36,9 +36,18 @@ print("Bindery demo — database file: \(path)\n")
 let db = try Database(path: path)
 
 var migrator = Migrator()
-migrator.registerTable(for: Student.self)
+migrator.register("create table students") { conn in
+    try conn.create(table: "students") { t in
+        t.column("id", .integer).primaryKey()
+        t.column("name", .text).notNull()
+        t.column("department", .text).notNull()
+        t.column("year", .integer).notNull()
+        t.column("enrolledAt", .text).notNull()
+        t.column("tags", .text).notNull()
+    }
+}
 migrator.register("index student names") { conn in
-    try conn.execute("CREATE INDEX IF NOT EXISTS students_name ON students(name)")
+    try conn.create(index: "students_name", on: "students", columns: ["name"], ifNotExists: true)
 }
 let applied = try await migrator.migrate(db)
 print("Migrations applied now: \(applied.isEmpty ? "none (already up to date)" : applied.joined(separator: ", "))")

@@ -1,9 +1,10 @@
 import Bindery
 import Foundation
 
-// persistence: a type that persists itself. Its table is created from its properties, one property is
-// kept out of storage, changes go through transactions with nested savepoints, and a migration grows
-// the table when the type gains properties.
+// persistence: a type that persists itself. Its table is described by its properties (printed once
+// as table-builder code and pasted into a migration), one property is kept out of storage, changes
+// go through transactions with nested savepoints, and a migration grows the table when the type gains
+// properties.
 //
 //     persistence [--db PATH]      default ./persistence.sqlite, recreated on every run
 
@@ -35,13 +36,24 @@ struct NoteV2: Record {
     var tags: [String]?
 }
 
-/// The migrations of both versions; version 1 of the app registered only the first.
+/// The migrations of both versions; version 1 of the app registered only the first. Each holds the
+/// schema as it was: the first is the code `createTableCode(for: Note.self)` printed once, so a fresh
+/// install and an upgrade end with the same table whatever the struct becomes.
 func makeMigrator() -> Migrator {
     var migrator = Migrator()
-    migrator.registerTable(for: Note.self)  // "create table notes"
+    migrator.register("create table notes") { conn in
+        try conn.create(table: "notes") { t in
+            t.column("id", .integer).primaryKey()
+            t.column("title", .text).notNull()
+            t.column("body", .text).notNull()
+            t.column("createdAt", .text).notNull()
+        }
+    }
     migrator.register("notes: add pinned and tags") { conn in
-        let added = try conn.addMissingColumns(for: NoteV2.self)
-        print("  columns added: \(added.joined(separator: ", "))")
+        try conn.alter(table: "notes") { t in
+            t.add(column: "pinned", .integer)
+            t.add(column: "tags", .text)
+        }
     }
     return migrator
 }
@@ -69,8 +81,10 @@ for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExi
 let db = try Database(path: path)
 let migrator = makeMigrator()
 
-print("1. The table is created from the type's properties:")
-print("  \(try await db.read { conn in try conn.createTableSQL(for: Note.self) })")
+print("1. The table as the type describes it, printed once and pasted into the first migration:")
+print(
+    try await db.read { conn in try conn.createTableCode(for: Note.self) }.split(separator: "\n").map { "  " + $0 }
+        .joined(separator: "\n"))
 print("  migrated: \(try await migrator.migrate(db, upTo: "create table notes").joined(separator: ", "))")
 print("  columns: \(try await columns(of: "notes", in: db).joined(separator: ", "))")
 
@@ -112,7 +126,9 @@ do {
 }
 
 print("\n4. Version 2 gains optional properties; a migration grows the table:")
-print("  pending: \(try await migrator.pendingIdentifiers(in: db).joined(separator: ", "))")
+for migration in try await migrator.preview(db) {
+    print(migration.description.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+}
 try await migrator.migrate(db)
 print("  columns: \(try await columns(of: "notes", in: db).joined(separator: ", "))")
 let old = try await db.find(NoteV2.self, id: saved.id)

@@ -24,7 +24,14 @@ struct Student: Record {
 /// The schema, grown from code: each migration runs once per database file, in this order.
 func makeMigrator() -> Migrator {
     var migrator = Migrator()
-    migrator.registerTable(for: Student.self)  // "create table students"
+    migrator.register("create table students") { conn in  // createTableCode(for: Student.self), pasted
+        try conn.create(table: "students") { t in
+            t.column("registerNumber", .text).primaryKey().notNull()
+            t.column("name", .text).notNull()
+            t.column("department", .text).notNull()
+            t.column("year", .integer).notNull()
+        }
+    }
     migrator.register("index students by department") { conn in
         try conn.execute("CREATE INDEX students_department ON students(department, registerNumber)")
     }

@@ -13,7 +13,7 @@ import Testing
 
     private func migrator() -> Migrator {
         var migrator = Migrator()
-        migrator.registerTable(for: Student.self)
+        migrator.register("create table students") { conn in try conn.createTable(for: Student.self) }
         migrator.register("index names") { conn in
             try conn.execute(script: "CREATE INDEX students_name ON students(name)")
         }

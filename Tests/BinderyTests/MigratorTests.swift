@@ -160,12 +160,13 @@ import Testing
 
     // MARK: Registration
 
-    @Test func registerTableCreatesTheTableOfARecordType() throws {
+    @Test func syncTableCreatesTheTableOfARecordType() throws {
         let conn = try Connection.inMemory()
         var migrator = Migrator()
-        migrator.registerTable(for: Author.self)
-        #expect(migrator.registeredIdentifiers == ["create table authors"])
-        #expect(try migrator.migrate(conn) == ["create table authors"])
+        migrator.syncTable(for: Author.self)
+        #expect(migrator.registeredIdentifiers == [])
+        #expect(try migrator.migrate(conn) == ["sync table authors: created"])
+        #expect(try migrator.migrate(conn) == [])
         let saved = try conn.insert(Author(id: nil, name: "Ana"))
         let id = try #require(saved.id)
         #expect(try conn.find(Author.self, id: id)?.name == "Ana")
@@ -363,7 +364,7 @@ import Testing
         conn.codingOptions = options
         var migrator = Migrator()
         migrator.eraseDatabaseOnSchemaChange = true
-        migrator.registerTable(for: Gadget.self)
+        migrator.register("create table gadgets") { conn in try conn.createTable(for: Gadget.self) }
         try migrator.migrate(conn)
         _ = try conn.insert(Gadget(id: nil, modelName: "x"))
         // The reference database uses the same key strategy, so the schemas match and the row stays.

@@ -425,7 +425,7 @@ import Testing
 
         let db = try Database.inMemory()
         var migrator = Migrator()
-        migrator.registerTable(for: Ticket.self)
+        migrator.register("create table tickets") { conn in try conn.createTable(for: Ticket.self) }
         try await migrator.migrate(db)
         let stored = try await db.insert(
             Ticket(

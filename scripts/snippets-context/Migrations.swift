@@ -1,4 +1,4 @@
-// What the blocks of Migrations.md take for granted: the record of the first block, and the migrator
+// What the blocks of Migrations.md take for granted: the records they name, and the migrator
 // it declares, for the later blocks.
 
 struct Student: Record {
@@ -12,3 +12,10 @@ struct Student: Record {
 }
 
 @MainActor var migrator = Migrator()
+
+struct Book: Record {
+    static let tableName = "books"
+
+    var id: Int64?
+    var title: String
+}

@@ -59,4 +59,16 @@ extension Migrator {
             try self.hasCompletedMigrations(in: conn)
         }
     }
+
+    /// The pending migrations and the schema statements the table builder runs for each, on the
+    /// database's writer connection, without changing the database; see ``preview(_:)-(Connection)``.
+    ///
+    /// ```swift
+    /// for migration in try await migrator.preview(db) { print(migration) }
+    /// ```
+    public func preview(_ db: Database) async throws -> [MigrationPreview] {
+        try await db.writeWithoutTransaction { conn in
+            try self.preview(conn)
+        }
+    }
 }

@@ -10,7 +10,7 @@ extension Migrator {
     @discardableResult
     func eraseIfSchemaChanged(_ conn: Connection) throws -> Bool {
         try conn.transaction(.immediate) { conn in
-            let applied = try appliedIdentifiers(in: conn)
+            let applied = try appliedIdentifiers(in: conn).filter { !$0.hasPrefix(TableSync.ledgerPrefix) }
             guard !applied.isEmpty else { return false }
             let current = try SchemaSnapshot(reading: conn)
             let known = Set(registeredIdentifiers)
@@ -18,8 +18,13 @@ extension Migrator {
             if applied.contains(where: { !known.contains($0) }) {
                 needsErase = true
             } else {
+                // The tables that follow their types are brought in step by `migrate`: left out.
+                let synced = syncs.map(\.table)
+                func unsynced(_ snapshot: SchemaSnapshot) -> [SchemaSnapshot.Object] {
+                    snapshot.objects.filter { object in !synced.contains { $0.equalsIdentifier(object.tableName) } }
+                }
                 let expected = try referenceSchema(applying: Set(applied), like: conn)
-                needsErase = expected != current
+                needsErase = unsynced(expected) != unsynced(current)
             }
             if needsErase {
                 try current.dropAll(in: conn)

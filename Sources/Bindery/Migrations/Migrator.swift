@@ -3,9 +3,14 @@
 ///
 /// ```swift
 /// var migrator = Migrator()
-/// migrator.registerTable(for: Student.self)                      // "create table students"
+/// migrator.register("create students") { conn in
+///     try conn.create(table: "students") { t in
+///         t.column("id", .integer).primaryKey()
+///         t.column("name", .text).notNull()
+///     }
+/// }
 /// migrator.register("index names") { conn in
-///     try conn.execute(script: "CREATE INDEX students_name ON students(name)")
+///     try conn.create(index: "students_name", on: "students", columns: ["name"])
 /// }
 /// let applied = try migrator.migrate(conn)                       // on every launch
 /// ```
@@ -36,6 +41,8 @@ public struct Migrator: Sendable {
 
     /// The registered migrations, in order.
     var migrations: [Migration] = []
+    /// The record types whose tables `migrate` keeps in step, in order.
+    var syncs: [TableSync] = []
 
     /// For development only, and unsafe for production: when the schema that the migrations applied
     /// to a database produce (checked by running them on a fresh in-memory database) differs from
@@ -75,18 +82,6 @@ public struct Migrator: Sendable {
     /// Registering an identifier twice makes `migrate` throw ``MigrationError/duplicateIdentifier(_:)``.
     public mutating func register(_ identifier: String, _ body: @escaping @Sendable (Connection) throws -> Void) {
         migrations.append(Migration(identifier: identifier, body: body))
-    }
-
-    /// Registers the migration `"create table <tableName>"`, which creates the table of record type
-    /// `T` from its properties with ``Connection/createTable(for:ifNotExists:)``.
-    ///
-    /// ```swift
-    /// migrator.registerTable(for: Student.self)   // identifier "create table students"
-    /// ```
-    public mutating func registerTable<T: Record>(for type: T.Type) {
-        register("create table \(T.tableName)") { conn in
-            try conn.createTable(for: T.self)
-        }
     }
 
     // MARK: Migrating
@@ -177,6 +172,13 @@ public struct Migrator: Sendable {
                 done.append(migration.identifier)
             }
         }
+        if target == nil {
+            for sync in syncs {
+                if let identifier = try apply(sync, to: conn) {
+                    done.append(identifier)
+                }
+            }
+        }
         return done
     }
 
@@ -221,7 +223,7 @@ public struct Migrator: Sendable {
     }
 
     /// Throws ``MigrationError/duplicateIdentifier(_:)`` for the first identifier registered twice.
-    private func checkRegistrations() throws {
+    func checkRegistrations() throws {
         var seen: Set<String> = []
         for migration in migrations where !seen.insert(migration.identifier).inserted {
             throw MigrationError.duplicateIdentifier(migration.identifier)
@@ -230,9 +232,9 @@ public struct Migrator: Sendable {
 
     /// Throws ``MigrationError/unknownApplied(_:)`` when `applied` holds identifiers that are not
     /// registered.
-    private func checkKnown(_ applied: [String]) throws {
+    func checkKnown(_ applied: [String]) throws {
         let known = Set(registeredIdentifiers)
-        let unknown = applied.filter { !known.contains($0) }
+        let unknown = applied.filter { !known.contains($0) && !$0.hasPrefix(TableSync.ledgerPrefix) }
         guard unknown.isEmpty else {
             throw MigrationError.unknownApplied(unknown)
         }

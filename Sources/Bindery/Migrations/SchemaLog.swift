@@ -1,0 +1,19 @@
+/// The schema statements the table builder ran on a connection while a ``Migrator`` preview
+/// recorded them (see ``Migrator/preview(_:)``).
+final class SchemaLog {
+    /// The statements, in order; nil when nothing is recording.
+    var statements: [String]?
+}
+
+extension Connection {
+    /// The connection's schema log.
+    var schemaLog: SchemaLog {
+        extensionState { SchemaLog() }
+    }
+
+    /// Runs one schema statement of the table builder, and logs it when a preview records.
+    func runSchema(_ sql: String) throws {
+        try execute(script: sql)
+        schemaLog.statements?.append(sql)
+    }
+}

@@ -1,0 +1,332 @@
+import Foundation
+
+/// SQLite's generalized `ALTER TABLE` procedure (https://www.sqlite.org/lang_altertable.html#otheralter),
+/// run inside the caller's transaction: create the new table under a free name, copy the rows, drop
+/// the old table, rename the new one, make the indexes and triggers again, check views and foreign
+/// keys.
+struct TableRebuild {
+    let connection: Connection
+    let table: String
+    let changes: [TableAlteration.Change]
+
+    /// Rebuilds the table. Throws, leaving the transaction to be rolled back, when a row breaks the
+    /// new definition, a foreign key is broken, or an index, trigger or view no longer compiles.
+    func run() throws {
+        let conn = connection
+        let encoder = conn.recordContext.values
+        guard
+            let schemaRow = try conn.rows(
+                "SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE",
+                arguments: [.text(table)]
+            ).first
+        else {
+            throw SchemaChangeError.noSuchTable(table)
+        }
+        let name: String = try schemaRow[0]
+        let quoted = SQL.quote(identifier: name)
+        var statement = try CreateTableStatement(sql: try schemaRow[1], table: name)
+        let oldColumns = try columns(of: name)
+        var dropped: [String] = []
+        var renames: [(String, String)] = []
+        for change in changes {
+            try apply(change, to: &statement, dropped: &dropped, renames: &renames, encoder: encoder)
+        }
+        let references = try referringTables(to: name)
+        if try conn.rows("PRAGMA foreign_keys", arguments: []).first.map({ try $0[0] as Bool }) == true,
+            references.contains(where: { !$0.equalsIdentifier(name) })
+        {
+            throw SchemaChangeError.foreignKeysEnforced(table: name)
+        }
+
+        // What goes with the old table, to make again: indexes (not those over a dropped column),
+        // triggers, the AUTOINCREMENT sequence.
+        let objects = try conn.rows(
+            "SELECT type, name, sql FROM sqlite_schema WHERE tbl_name = ? AND type IN ('index', 'trigger') "
+                + "AND sql IS NOT NULL ORDER BY rowid",
+            arguments: [.text(name)])
+        var recreate: [(kind: String, name: String, sql: String)] = []
+        for object in objects {
+            let kind: String = try object[0]
+            let objectName: String = try object[1]
+            if kind == "index", !dropped.isEmpty {
+                let indexed = try conn.rows("SELECT name FROM pragma_index_xinfo(?)", arguments: [.text(objectName)])
+                    .compactMap { try $0[0] as String? }
+                if indexed.contains(where: { column in dropped.contains { $0.equalsIdentifier(column) } }) {
+                    continue
+                }
+            }
+            recreate.append((kind, objectName, try object[2]))
+        }
+        let sequence = try autoincrementSequence(of: name)
+
+        // 4. The new table.
+        var temporary = "bindery_new_" + name
+        while try !conn.rows("SELECT 1 FROM sqlite_schema WHERE name = ? COLLATE NOCASE", arguments: [.text(temporary)])
+            .isEmpty
+        {
+            temporary += "_"
+        }
+        try conn.runSchema(statement.sql(named: temporary))
+
+        // 5. The rows: the columns both tables store, and the rowid when both have one of their own
+        // and its values are not simply 1…n (which the copy, in rowid order, gives them anyway).
+        let newColumns = try columns(of: temporary)
+        let copied = newColumns.filter { column in
+            !column.generated && oldColumns.contains { !$0.generated && $0.name.equalsIdentifier(column.name) }
+        }.map(\.name)
+        var targets = copied.map(SQL.quote(identifier:))
+        var sources = targets
+        if statement.hasRowID, try CreateTableStatement(sql: try schemaRow[1], table: name).hasRowID,
+            !newColumns.contains(where: \.isRowIDAlias),
+            let alias = ["rowid", "_rowid_", "oid"].first(where: { alias in
+                !oldColumns.contains { $0.name.equalsIdentifier(alias) }
+                    && !newColumns.contains { $0.name.equalsIdentifier(alias) }
+            }),
+            try !rowIDsAreDense(in: quoted, alias: alias)
+        {
+            targets.insert(alias, at: 0)
+            sources.insert(alias, at: 0)
+        }
+        let quotedTemporary = SQL.quote(identifier: temporary)
+        if !targets.isEmpty {
+            let copy =
+                "INSERT INTO \(quotedTemporary) (\(targets.joined(separator: ", "))) "
+                + "SELECT \(sources.joined(separator: ", ")) FROM \(quoted)"
+            do {
+                try conn.runSchema(copy)
+            } catch let error as SQLiteError where error.code == .constraint || error.code == .mismatch {
+                // The messages name the new table by its final name.
+                let rows = try rejectedRows(from: quoted, into: quotedTemporary, targets: targets, sources: sources)
+                    .map { RejectedRow(key: $0.key, reason: $0.reason.replacingOccurrences(of: temporary, with: name)) }
+                // When no row fails on its own, the error is SQLite's, as it came.
+                guard !rows.isEmpty else { throw error }
+                throw SchemaChangeError.rowsBreakConstraints(table: name, rows: rows)
+            }
+        }
+
+        // 6–7. Drop the old table, rename the new one; in legacy mode, so that SQLite does not check
+        // (or rewrite) the views and triggers that refer to the table while it is missing.
+        try conn.runSchema("DROP TABLE \(quoted)")
+        let legacy = try conn.rows("PRAGMA legacy_alter_table", arguments: []).first.map { try $0[0] as Bool } ?? false
+        try conn.execute(script: "PRAGMA legacy_alter_table = ON")
+        do {
+            try conn.runSchema("ALTER TABLE \(quotedTemporary) RENAME TO \(quoted)")
+        } catch {
+            try? conn.execute(script: "PRAGMA legacy_alter_table = \(legacy ? "ON" : "OFF")")
+            throw error
+        }
+        try conn.execute(script: "PRAGMA legacy_alter_table = \(legacy ? "ON" : "OFF")")
+
+        // 8. Indexes and triggers again, and the AUTOINCREMENT sequence where it was.
+        for object in recreate {
+            do {
+                try conn.runSchema(object.sql)
+            } catch let error as SQLiteError {
+                throw SchemaChangeError.brokenDependency(kind: object.kind, name: object.name, reason: error.message)
+            }
+        }
+        if let sequence {
+            try conn.execute(
+                "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?",
+                arguments: [.integer(sequence), .text(name)])
+            if conn.changes == 0,
+                statement.columns.contains(where: { $0.definition.uppercased().contains("AUTOINCREMENT") })
+            {
+                try conn.execute(
+                    "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)",
+                    arguments: [.text(name), .integer(sequence)])
+            }
+        }
+
+        // Renames asked for after a change that needs the rebuild.
+        for (old, new) in renames {
+            try conn.runSchema(
+                "ALTER TABLE \(quoted) RENAME COLUMN \(SQL.quote(identifier: old)) TO \(SQL.quote(identifier: new))")
+        }
+
+        // 9–11. Views that use the table must still compile; foreign keys must hold.
+        try checkViews(using: name)
+        var violations: [ForeignKeyViolation] = []
+        for checked in [name] + references where violations.count < 100 {
+            let rows = try conn.rows("SELECT * FROM pragma_foreign_key_check(?) LIMIT 100", arguments: [.text(checked)])
+            for row in rows {
+                violations.append(
+                    ForeignKeyViolation(
+                        table: try row[0], rowid: try row[1], parent: try row[2], foreignKeyIndex: try row[3]))
+            }
+        }
+        guard violations.isEmpty else {
+            throw SchemaChangeError.foreignKeyViolations(Array(violations.prefix(100)))
+        }
+    }
+
+    /// Applies one change to the definition.
+    private func apply(
+        _ change: TableAlteration.Change, to statement: inout CreateTableStatement, dropped: inout [String],
+        renames: inout [(String, String)], encoder: ValueEncoder
+    ) throws {
+        func index(of column: String) throws -> Int {
+            guard let index = statement.columns.firstIndex(where: { $0.name.equalsIdentifier(column) }) else {
+                throw SchemaChangeError.noSuchColumn(table: table, column: column)
+            }
+            return index
+        }
+        switch change {
+        case .add(let column):
+            guard !statement.columns.contains(where: { $0.name.equalsIdentifier(column.name) }) else {
+                throw SchemaChangeError.duplicateColumn(table: table, column: column.name)
+            }
+            statement.columns.append(try Self.column(column, encoder: encoder))
+        case .change(let column):
+            statement.columns[try index(of: column.name)] = try Self.column(column, encoder: encoder)
+        case .drop(let column):
+            statement.columns.remove(at: try index(of: column))
+            dropped.append(column)
+        case .rename(let old, let new):
+            _ = try index(of: old)
+            renames.append((old, new))
+        case .order(let names):
+            var ordered: [CreateTableStatement.Column] = []
+            for name in names {
+                ordered.append(statement.columns[try index(of: name)])
+            }
+            ordered += statement.columns.filter { column in !names.contains { $0.equalsIdentifier(column.name) } }
+            statement.columns = ordered
+        case .addConstraint(let constraint):
+            statement.constraints.append(
+                CreateTableStatement.Constraint(name: constraint.name, text: try constraint.sql(encoder: encoder)))
+        case .dropConstraint(let name):
+            guard let index = statement.constraints.firstIndex(where: { $0.name?.equalsIdentifier(name) == true })
+            else {
+                throw SchemaChangeError.noSuchConstraint(table: table, name: name)
+            }
+            statement.constraints.remove(at: index)
+        case .dropConstraints:
+            statement.constraints.removeAll()
+        }
+    }
+
+    /// A builder column as the statement holds it.
+    private static func column(_ column: ColumnDefinition, encoder: ValueEncoder) throws -> CreateTableStatement.Column
+    {
+        let sql = try column.sql(encoder: encoder)
+        let name = SQL.quote(identifier: column.name)
+        return CreateTableStatement.Column(
+            name: column.name, definition: String(sql.dropFirst(name.count)).trimmingCharacters(in: .whitespaces))
+    }
+
+    /// A column of a table, as `PRAGMA table_xinfo` lists it.
+    struct ColumnInfo {
+        var name: String
+        var generated: Bool
+        var isRowIDAlias: Bool
+    }
+
+    /// The columns of `table`.
+    private func columns(of table: String) throws -> [ColumnInfo] {
+        let rows = try connection.rows(
+            "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?)", arguments: [.text(table)])
+        let keyCount = try rows.filter { try ($0[2] as Int) > 0 }.count
+        let withoutRowID =
+            try connection.rows(
+                "SELECT 1 FROM pragma_index_list(?) WHERE origin = 'pk' AND \"unique\" = 1", arguments: [.text(table)]
+            ).isEmpty == false
+            && (try connection.rows("SELECT sql FROM sqlite_schema WHERE name = ?", arguments: [.text(table)]).first
+                .map { try CreateTableStatement(sql: try $0[0], table: table).hasRowID } == false)
+        return try rows.map { row in
+            let hidden: Int = try row[3]
+            let type: String = try row[1]
+            let pk: Int = try row[2]
+            return ColumnInfo(
+                name: try row[0], generated: hidden == 2 || hidden == 3,
+                isRowIDAlias: pk == 1 && keyCount == 1 && type.uppercased() == "INTEGER" && !withoutRowID)
+        }
+    }
+
+    /// Whether the rowids of `table` are exactly 1…n, n being its number of rows.
+    private func rowIDsAreDense(in table: String, alias: String) throws -> Bool {
+        try connection.rows("SELECT count(*) = coalesce(max(\(alias)), 0) FROM \(table)", arguments: []).first
+            .map { try $0[0] as Bool } ?? false
+    }
+
+    /// The tables whose foreign keys refer to `table` (itself included when it refers to itself).
+    private func referringTables(to table: String) throws -> [String] {
+        try connection.rows(
+            """
+            SELECT DISTINCT m.name FROM sqlite_schema AS m, pragma_foreign_key_list(m.name) AS f
+            WHERE m.type = 'table' AND f."table" = ? COLLATE NOCASE
+            """,
+            arguments: [.text(table)]
+        ).map { try $0[0] as String }
+    }
+
+    /// The table's `sqlite_sequence` value, when it has one.
+    private func autoincrementSequence(of table: String) throws -> Int64? {
+        guard
+            try !connection.rows(
+                "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'sqlite_sequence'", arguments: []
+            ).isEmpty
+        else { return nil }
+        return try connection.rows("SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [.text(table)]).first
+            .map { try $0[0] as Int64 }
+    }
+
+    /// Throws ``SchemaChangeError/brokenDependency(kind:name:reason:)`` for the first view that
+    /// names the table and no longer compiles.
+    private func checkViews(using table: String) throws {
+        let views = try connection.rows("SELECT name, sql FROM sqlite_schema WHERE type = 'view'", arguments: [])
+        for view in views {
+            let viewName: String = try view[0]
+            let sql: String = try view[1]
+            let names = SQLTokenizer.tokens(of: sql).filter { $0.kind == .word || $0.kind == .quotedName }
+            guard names.contains(where: { SQLTokenizer.name($0, in: sql).equalsIdentifier(table) }) else { continue }
+            do {
+                _ = try connection.rows("SELECT * FROM \(SQL.quote(identifier: viewName)) LIMIT 0", arguments: [])
+            } catch let error as SQLiteError {
+                throw SchemaChangeError.brokenDependency(kind: "view", name: viewName, reason: error.message)
+            }
+        }
+    }
+
+    /// The rows that the copy cannot insert (at most 100), found by copying them one at a time in a
+    /// savepoint that is rolled back.
+    private func rejectedRows(from old: String, into new: String, targets: [String], sources: [String]) throws
+        -> [RejectedRow]
+    {
+        let conn = connection
+        let hasRowID = try CreateTableStatement(
+            sql: try conn.rows(
+                "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [.text(table)]
+            )
+            .first.map { try $0[0] as String } ?? "", table: table
+        ).hasRowID
+        let keyColumns: [String] =
+            hasRowID
+            ? ["rowid"]
+            : try conn.rows(
+                "SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", arguments: [.text(table)]
+            ).map { try $0[0] as String }
+        let keys = keyColumns.map(SQL.quote(identifier:))
+        let keyList = hasRowID ? "rowid" : keys.joined(separator: ", ")
+        let condition = keys.map { (hasRowID ? "rowid" : $0) + " IS ?" }.joined(separator: " AND ")
+        let insert =
+            "INSERT INTO \(new) (\(targets.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) "
+            + "FROM \(old) WHERE \(condition)"
+        var rejected: [RejectedRow] = []
+        try? conn.transaction { conn in
+            let cursor = try conn.rowCursor("SELECT \(keyList) FROM \(old)", arguments: [])
+            while rejected.count < 100, let row = try cursor.next() {
+                let values = try (0..<keyColumns.count).map { try row[$0] as SQLiteValue }
+                do {
+                    try conn.execute(insert, arguments: values)
+                } catch let error as SQLiteError {
+                    let key = try zip(keyColumns, values).map { "\($0) = \(try SQL.literal($1))" }
+                        .joined(separator: ", ")
+                    rejected.append(RejectedRow(key: key, reason: error.message))
+                }
+            }
+            throw CancellationError()
+        }
+        return rejected
+    }
+}
