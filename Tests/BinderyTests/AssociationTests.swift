@@ -115,6 +115,8 @@ import Testing
         let request = Customer.all().including(all: Customer.orders.order("\(Customer.orders.column("OrderID"))"))
             .order("CustomerID")
         let infos = try conn.fetchAll(CustomerInfo.self, request)
+        // Again on the same connection: the cached statement gets the new fetch's records.
+        #expect(try conn.fetchAll(CustomerInfo.self, request).map(\.orders) == infos.map(\.orders))
         let customers = try conn.fetchAll(Customer.self, orderBy: "CustomerID")
         #expect(infos.map(\.customer) == customers)
         let orders = try conn.fetchAll(Order.self, orderBy: "OrderID")
