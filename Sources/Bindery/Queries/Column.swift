@@ -32,13 +32,13 @@ public struct Column: Sendable, Hashable, CustomStringConvertible {
         SQL(text: quoted)
     }
 
-    /// The column in ascending order, for ``QueryRequest/order(_:)``: `"name" ASC`.
+    /// The column in ascending order, for ``QueryRequest/order(_:)-(SQL)``: `"name" ASC`.
     public var asc: SQL { SQL(text: quoted + " ASC") }
 
-    /// The column in descending order, for ``QueryRequest/order(_:)``: `"name" DESC`.
+    /// The column in descending order, for ``QueryRequest/order(_:)-(SQL)``: `"name" DESC`.
     public var desc: SQL { SQL(text: quoted + " DESC") }
 
-    /// An assignment of `value` to the column, for ``Connection/updateAll(_:set:)``: the value is bound.
+    /// An assignment of `value` to the column, for ``Connection/updateAll(_:set:)-(_,SQL...)``: the value is bound.
     ///
     /// ```swift
     /// try conn.updateAll(Order.all().filter("ShipCountry = \("UK")"), set: [Column("Freight").set(to: 0)])

@@ -92,7 +92,7 @@ extension Connection {
         try updateAll(request, assignments)
     }
 
-    /// Updates the rows of `request` with `assignments`; see ``updateAll(_:set:)``.
+    /// Updates the rows of `request` with `assignments`; see ``updateAll(_:set:)-(_,SQL...)``.
     @discardableResult
     public func updateAll<R: Record>(_ request: QueryRequest<R>, set assignments: [SQL]) throws -> Int {
         try updateAll(request, assignments)
