@@ -295,6 +295,43 @@ import Testing
         #expect(many.map(\.books.count).reduce(0, +) == 702)
     }
 
+    struct User: Record, Equatable {
+        static let tableName = "users"
+        var id: Int64
+        var name: String
+
+        static let profile = hasOne(Profile.self)
+    }
+
+    struct Profile: Record, Equatable {
+        static let tableName = "profiles"
+        var id: Int64
+        var userId: Int64
+        var bio: String
+    }
+
+    @Test func hasOneWhereTheOtherTableHoldsTheKey() throws {
+        struct UserInfo: Decodable, Equatable {
+            var user: User
+            var profile: Profile?
+        }
+        let conn = try Connection(path: ":memory:")
+        try conn.execute(
+            script: """
+                CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                CREATE TABLE profiles (id INTEGER PRIMARY KEY, userId INTEGER NOT NULL UNIQUE REFERENCES users,
+                    bio TEXT NOT NULL);
+                INSERT INTO users VALUES (1, 'Ann'), (2, 'Bob');
+                INSERT INTO profiles VALUES (10, 2, 'hello');
+                """)
+        let all = try conn.fetchAll(UserInfo.self, User.including(optional: User.profile).order("\"users\".id"))
+        #expect(all.map(\.profile?.bio) == [nil, "hello"])
+        #expect(all.map(\.user.name) == ["Ann", "Bob"])
+        let required = try conn.fetchAll(UserInfo.self, User.including(required: User.profile))
+        #expect(required.map(\.user.name) == ["Bob"])
+        #expect(required.first?.profile?.id == 10)
+    }
+
     @Test func databasePathsAndObservationOfARequestWithAssociations() async throws {
         struct ShelfInfo: Decodable, Sendable {
             var shelf: Shelf

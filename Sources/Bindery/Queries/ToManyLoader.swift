@@ -38,7 +38,7 @@ struct ToManyLoader<Destination: Record>: ToManyLoading {
         }
         head += " WHERE "
         let all = Array(parentKeys)
-        let singleKeys = linkColumns.count == 1 ? Set(all.map { $0[0] }) : []
+        groups.prepare(all)
         // One list for a one-column key (bound as one JSON array past 999 values); tuples for a
         // composite key, in as few statements as SQLite's parameter limit allows.
         let chunkSize = linkColumns.count == 1 ? all.count : Swift.max(1, SQL.listParameterLimit / linkColumns.count)
@@ -64,7 +64,7 @@ struct ToManyLoader<Destination: Record>: ToManyLoading {
             if !descriptor.orderings.isEmpty {
                 sql += " ORDER BY " + QueryRequest<Destination>.list(descriptor.orderings)
             }
-            try groups.add(conn, sql, keyCount: linkColumns.count, parentKeys: parentKeys, singleKeys: singleKeys)
+            try groups.add(conn, sql, keyCount: linkColumns.count)
         }
         return groups
     }
@@ -86,10 +86,20 @@ final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringCon
         self.keyColumn = keyColumn
     }
 
-    /// Runs `sql`, whose last `keyCount` columns are each row's key, and groups its records by key.
-    func add(
-        _ conn: Connection, _ sql: SQL, keyCount: Int, parentKeys: Set<[SQLiteValue]>, singleKeys: Set<SQLiteValue>
-    ) throws {
+    /// Makes an empty group for each of `keys`: a record whose key has no group belongs to no parent.
+    func prepare(_ keys: [[SQLiteValue]]) {
+        if keyColumns.count == 1 {
+            single.reserveCapacity(keys.count)
+            for key in keys { single[key[0]] = [] }
+        } else {
+            composite.reserveCapacity(keys.count)
+            for key in keys { composite[key] = [] }
+        }
+    }
+
+    /// Runs `sql`, whose last `keyCount` columns are each row's key, and adds its records to the
+    /// groups of their keys.
+    func add(_ conn: Connection, _ sql: SQL, keyCount: Int) throws {
         let options = conn.recordContext.options
         try conn.withBoundStatement(sql) { statement in
             guard try statement.step() else { return }
@@ -98,21 +108,23 @@ final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringCon
             let first = statement.columnCount - Int32(keyCount)
             repeat {
                 let record = try decoder.decodeRow(Destination.self)
+                // One hash per record: the group is found and appended to in place.
                 if keyCount == 1 {
                     let key = try statement.value(at: first)
-                    guard singleKeys.contains(key) else { throw mismatch(key, parentKeys) }
-                    single[key, default: []].append(record)
+                    guard let index = single.index(forKey: key) else { throw mismatch(key) }
+                    single.values[index].append(record)
                 } else {
                     let key = try (0..<Int32(keyCount)).map { try statement.value(at: first + $0) }
-                    guard parentKeys.contains(key) else { throw mismatch(.text("\(key)"), parentKeys) }
-                    composite[key, default: []].append(record)
+                    guard let index = composite.index(forKey: key) else { throw mismatch(.text("\(key)")) }
+                    composite.values[index].append(record)
                 }
             } while try statement.step()
         }
     }
 
-    private func mismatch(_ value: SQLiteValue, _ parentKeys: Set<[SQLiteValue]>) -> AssociationError {
-        let types = Set(parentKeys.flatMap { $0.map(\.typeName) }).sorted().joined(separator: ", ")
+    private func mismatch(_ value: SQLiteValue) -> AssociationError {
+        let keys = keyColumns.count == 1 ? Array(single.keys) : composite.keys.flatMap { $0 }
+        let types = Set(keys.map(\.typeName)).sorted().joined(separator: ", ")
         return AssociationError.keyTypeMismatch(
             association: association, column: keyColumns.joined(separator: ", "),
             value: "\(value.typeName) \(value)", expected: "of type \(types)")
