@@ -223,8 +223,13 @@ import Testing
             }
         }
         // Having on an annotation.
-        let busy = Customer.all().annotated(with: Customer.orders.count).filter("orderCount > \(300)")
-        #expect(try conn.fetchAll(busy).count == grouped.filter { $0.value.count > 300 && !$0.key.isEmpty }.count)
+        let busy = Customer.all().annotated(with: Customer.orders.count).filter("orderCount > \(200)")
+        #expect(try conn.fetchAll(busy).count == grouped.filter { $0.value.count > 200 && !$0.key.isEmpty }.count)
+        #expect(try conn.fetchCount(busy) == grouped.filter { $0.value.count > 200 && !$0.key.isEmpty }.count)
+        #expect(try conn.fetchCount(busy) == 7)
+        #expect(try conn.exists(busy))
+        #expect(
+            try !conn.exists(Customer.all().annotated(with: Customer.orders.count).filter("orderCount > \(100_000)")))
     }
 
     // MARK: Small tables of their own: composite keys
@@ -293,6 +298,11 @@ import Testing
         #expect(many.count == 702)
         #expect(many.filter { $0.books.isEmpty }.map(\.shelf.label) == ["W9"])
         #expect(many.map(\.books.count).reduce(0, +) == 702)
+        // Deleting by a condition on a count: the shelves without books, by their composite keys.
+        let empty = Shelf.all().annotated(with: Shelf.books.count).filter("bookCount = \(0)")
+        #expect(try conn.fetchCount(empty) == 1)
+        #expect(try conn.deleteAll(empty) == 1)
+        #expect(try conn.fetchCount(Shelf.all()) == 701)
     }
 
     struct User: Record, Equatable {

@@ -23,10 +23,7 @@ extension QueryRequest {
         try checkKeys()
         var sql = SQL(text: isDistinct ? "SELECT DISTINCT " : "SELECT ")
         sql += selection ?? SQL(text: baseTable + ".*")
-        for annotation in annotations {
-            sql +=
-                ", " + (try subquery(annotation, resolve)) + SQL(text: " AS " + SQL.quote(identifier: annotation.key))
-        }
+        sql += try annotationColumns(resolve)
         var toMany: [(part: AssociationPart, keys: JoinKeys)] = []
         var keyColumnCount = 0
         for part in associations where part.mode == .includeAll {
@@ -51,7 +48,7 @@ extension QueryRequest {
     /// grouping, distinct, limit or join that could change which or how many.
     var selectsPlainRows: Bool {
         groupings.isEmpty && havingConditions.isEmpty && !isDistinct && limitCount == nil && offsetCount == nil
-            && !associations.contains(where: \.isJoined)
+            && annotations.isEmpty && !associations.contains(where: \.isJoined)
     }
 
     /// `SELECT count(*)` of the request's rows.
@@ -80,15 +77,32 @@ extension QueryRequest {
         let selected = Base.primaryKey.map { baseTable + "." + SQL.quote(identifier: $0) }
         let row = key.count == 1 ? key[0] : "(" + key.joined(separator: ", ") + ")"
         var inner = SQL(text: "SELECT " + selected.joined(separator: ", "))
+        inner += try annotationColumns(resolve)
         inner += try body(resolve, ordered: limitCount != nil || offsetCount != nil)
+        if !annotations.isEmpty {
+            // Conditions may name the annotations, which the key columns alone would not select.
+            inner = SQL(text: "SELECT " + key.joined(separator: ", ") + " FROM (") + inner + ")"
+        }
         return SQL(text: row + " IN (") + inner + ")"
     }
 
-    /// `SELECT [DISTINCT] selection FROM …` without ordering, for counting or testing existence.
+    /// `SELECT [DISTINCT] selection, annotations FROM …`, ordered only when limited, for counting or
+    /// testing existence.
     private func innerSelect(_ resolve: KeyResolver?) throws -> SQL {
         var sql = SQL(text: isDistinct ? "SELECT DISTINCT " : "SELECT ")
         sql += selection ?? SQL(text: baseTable + ".*")
+        sql += try annotationColumns(resolve)
         sql += try body(resolve, ordered: limitCount != nil || offsetCount != nil)
+        return sql
+    }
+
+    /// `, (SELECT count(*) …) AS "orderCount"` for each annotation.
+    private func annotationColumns(_ resolve: KeyResolver?) throws -> SQL {
+        var sql = SQL(text: "")
+        for annotation in annotations {
+            sql +=
+                ", " + (try subquery(annotation, resolve)) + SQL(text: " AS " + SQL.quote(identifier: annotation.key))
+        }
         return sql
     }
 
