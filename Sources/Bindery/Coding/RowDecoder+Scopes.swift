@@ -17,8 +17,8 @@ extension RowDecoder {
     /// Decodes the non-optional nested value of `key`, whose look-up gave `column` (negative).
     @inline(never)
     func decodeScoped<T: Decodable, Key: CodingKey>(_ type: T.Type, key: Key, column: Int32) throws -> T {
-        if column == Self.missingColumn, let value = try prefetched(T.self, key: key) {
-            return value
+        if column == Self.missingColumn, let source = prefetchedSource(key) {
+            return try prefetched(T.self, from: source, key: key)
         }
         guard column == Self.missingColumn, let child = try scopedChild(key.stringValue, for: T.self) else {
             throw unresolved(key, column: column)
@@ -33,8 +33,8 @@ extension RowDecoder {
     /// NULL (a LEFT JOIN without a match), or when the key is no scope (a missing optional column).
     @inline(never)
     func decodeScopedIfPresent<T: Decodable, Key: CodingKey>(_ type: T.Type, key: Key) throws -> T? {
-        if let value = try prefetched(T.self, key: key) {
-            return value
+        if let source = prefetchedSource(key) {
+            return try prefetched(T.self, from: source, key: key)
         }
         guard let child = try scopedChild(key.stringValue, for: T.self), !isNull(scope: child.scope) else {
             return nil
@@ -42,12 +42,19 @@ extension RowDecoder {
         return try decode(T.self, in: child, key: key)
     }
 
-    /// The value of `key` fetched before the row (a request's to-many association), or nil when the
-    /// key has none; throws when that value is not a `T`.
-    private func prefetched<T, Key: CodingKey>(_ type: T.Type, key: Key) throws -> T? {
-        guard scopeName == nil, let scoping, !scoping.prefetched.isEmpty,
-            let source = scoping.prefetched[key.stringValue]
-        else { return nil }
+    /// The values fetched before the row for `key` (a request's to-many association), or nil when the
+    /// key has none. Not generic, and cheap when nothing was fetched: no `Optional<T>` to look up on
+    /// the path of every nested value.
+    @inline(__always)
+    private func prefetchedSource<Key: CodingKey>(_ key: Key) -> (any PrefetchedValues)? {
+        guard let scoping, !scoping.prefetched.isEmpty, scopeName == nil else { return nil }
+        return scoping.prefetched[key.stringValue]
+    }
+
+    /// The value of `key` that `source` fetched for the current row; throws when it is not a `T`.
+    @inline(never)
+    private func prefetched<T, Key: CodingKey>(_ type: T.Type, from source: any PrefetchedValues, key: Key) throws -> T
+    {
         guard let value = try source.value(T.self, row: handle) else {
             throw DecodingError.typeMismatch(
                 T.self,
