@@ -7,6 +7,10 @@ import Foundation
 //     student-registry [--db PATH] find <register-number>
 //     student-registry [--db PATH] list [department]
 //     student-registry [--db PATH] delete <register-number>
+//     student-registry [--db PATH] course <code> <title>
+//     student-registry [--db PATH] enroll <register-number> <course-code>
+//     student-registry [--db PATH] courses [register-number]
+//     student-registry [--db PATH] roster <course-code>
 //
 // The database file (default ./students.sqlite) is created and migrated on the first run.
 
@@ -19,6 +23,49 @@ struct Student: Record {
     var name: String
     var department: String
     var year: Int
+
+    /// The courses the student is enrolled in, through the `enrollments` join table.
+    static let courses = hasMany(Course.self, through: Enrollment.self)
+}
+
+/// A course, one row of the `courses` table, keyed by its code.
+struct Course: Record {
+    static let tableName = "courses"
+    static let primaryKey = ["code"]
+
+    var code: String
+    var title: String
+
+    /// The students enrolled in the course.
+    static let students = hasMany(Student.self, through: Enrollment.self)
+}
+
+/// A student's enrollment in a course: a row of the join table, whose foreign keys (declared in the
+/// migration) are what the associations above follow.
+struct Enrollment: Record {
+    static let tableName = "enrollments"
+    static let primaryKey = ["registerNumber", "courseCode"]
+
+    var registerNumber: String
+    var courseCode: String
+}
+
+/// A student with the courses they take: decoded from a request that includes `Student.courses`.
+struct StudentCourses: Decodable, Sendable {
+    var student: Student
+    var courses: [Course]
+}
+
+/// A course with its students.
+struct CourseRoster: Decodable, Sendable {
+    var course: Course
+    var students: [Student]
+}
+
+/// A course with how many students take it (`Course.students.count` goes into `studentCount`).
+struct CourseCount: Decodable, Sendable {
+    var course: Course
+    var studentCount: Int
 }
 
 /// The schema, grown from code: each migration runs once per database file, in this order.
@@ -34,6 +81,19 @@ func makeMigrator() -> Migrator {
     }
     migrator.register("index students by department") { conn in
         try conn.execute("CREATE INDEX students_department ON students(department, registerNumber)")
+    }
+    migrator.registerTable(for: Course.self)  // "create table courses"
+    migrator.register("create table enrollments") { conn in
+        // Foreign keys to both sides: the associations read them, and deleting a student drops
+        // their enrollments.
+        try conn.execute(
+            script: """
+                CREATE TABLE enrollments (
+                    registerNumber TEXT NOT NULL REFERENCES students (registerNumber) ON DELETE CASCADE,
+                    courseCode TEXT NOT NULL REFERENCES courses (code),
+                    PRIMARY KEY (registerNumber, courseCode));
+                CREATE INDEX enrollments_course ON enrollments(courseCode);
+                """)
     }
     return migrator
 }
@@ -54,6 +114,10 @@ let usage = """
       find <register-number>
       list [department]
       delete <register-number>
+      course <code> <title>
+      enroll <register-number> <course-code>
+      courses [register-number]
+      roster <course-code>
     """
 
 /// Splits `--db PATH` from the command and its arguments.
@@ -109,6 +173,45 @@ func run(_ command: [String], in db: Database) async throws {
             throw CommandError(message: "no student with register number \(command[1])")
         }
         print("deleted \(command[1])")
+    case ("course", 3):
+        do {
+            try await db.insert(Course(code: command[1], title: command[2]))
+        } catch let error as SQLiteError where error.code == .constraint {
+            throw CommandError(message: "a course with code \(command[1]) already exists")
+        }
+        print("added course \(command[1])  \(command[2])")
+    case ("enroll", 3):
+        do {
+            try await db.insert(Enrollment(registerNumber: command[1], courseCode: command[2]))
+        } catch let error as SQLiteError where error.code == .constraint {
+            throw CommandError(
+                message: "cannot enroll \(command[1]) in \(command[2]): no such student or course, or already enrolled")
+        }
+        print("enrolled \(command[1]) in \(command[2])")
+    case ("courses", 2):
+        // One query for the student, one more for their courses (through enrollments).
+        let request = Student.all().filter("registerNumber = \(command[1])")
+            .including(all: Student.courses.order("\(Student.courses.column("code"))"))
+        guard let found = try await db.fetchOne(StudentCourses.self, request) else {
+            throw CommandError(message: "no student with register number \(command[1])")
+        }
+        print("\(found.student.name): \(found.courses.map { "\($0.code) \($0.title)" }.joined(separator: ", "))")
+        print("\(found.courses.count) course(s)")
+    case ("courses", 1):
+        // Each course with a count of its students, in one query.
+        let counts = try await db.fetchAll(
+            CourseCount.self, Course.all().annotated(with: Course.students.count).order("code"))
+        counts.forEach { print("\($0.course.code)  \($0.course.title)  \($0.studentCount) student(s)") }
+        print("\(counts.count) course(s)")
+    case ("roster", 2):
+        let request = Course.all().filter("code = \(command[1])")
+            .including(all: Course.students.order("\(Course.students.column("registerNumber"))"))
+        guard let roster = try await db.fetchOne(CourseRoster.self, request) else {
+            throw CommandError(message: "no course with code \(command[1])")
+        }
+        print("\(roster.course.code)  \(roster.course.title)")
+        roster.students.forEach { print("  " + describe($0)) }
+        print("\(roster.students.count) student(s)")
     default:
         throw UsageError(message: "unknown command or wrong number of arguments: \(command.joined(separator: " "))")
     }

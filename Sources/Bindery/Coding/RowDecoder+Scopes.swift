@@ -17,6 +17,9 @@ extension RowDecoder {
     /// Decodes the non-optional nested value of `key`, whose look-up gave `column` (negative).
     @inline(never)
     func decodeScoped<T: Decodable, Key: CodingKey>(_ type: T.Type, key: Key, column: Int32) throws -> T {
+        if column == Self.missingColumn, let source = prefetchedSource(key) {
+            return try prefetched(T.self, from: source, key: key)
+        }
         guard column == Self.missingColumn, let child = try scopedChild(key.stringValue, for: T.self) else {
             throw unresolved(key, column: column)
         }
@@ -30,10 +33,38 @@ extension RowDecoder {
     /// NULL (a LEFT JOIN without a match), or when the key is no scope (a missing optional column).
     @inline(never)
     func decodeScopedIfPresent<T: Decodable, Key: CodingKey>(_ type: T.Type, key: Key) throws -> T? {
+        if let source = prefetchedSource(key) {
+            return try prefetched(T.self, from: source, key: key)
+        }
         guard let child = try scopedChild(key.stringValue, for: T.self), !isNull(scope: child.scope) else {
             return nil
         }
         return try decode(T.self, in: child, key: key)
+    }
+
+    /// The values fetched before the row for `key` (a request's to-many association), or nil when the
+    /// key has none. Not generic, and cheap when nothing was fetched: no `Optional<T>` to look up on
+    /// the path of every nested value.
+    @inline(__always)
+    private func prefetchedSource<Key: CodingKey>(_ key: Key) -> (any PrefetchedValues)? {
+        guard let scoping, !scoping.prefetched.isEmpty, scopeName == nil else { return nil }
+        return scoping.prefetched[key.stringValue]
+    }
+
+    /// The value of `key` that `source` fetched for the current row; throws when it is not a `T`.
+    @inline(never)
+    private func prefetched<T, Key: CodingKey>(_ type: T.Type, from source: any PrefetchedValues, key: Key) throws -> T
+    {
+        guard let value = try source.value(T.self, row: handle) else {
+            throw DecodingError.typeMismatch(
+                T.self,
+                .init(
+                    codingPath: [key],
+                    debugDescription:
+                        "the association \"\(key.stringValue)\" gives \(source), which a property of type \(T.self) cannot"
+                        + " hold"))
+        }
+        return value
     }
 
     /// Whether every column of `scope` is NULL in the current row.
@@ -95,6 +126,10 @@ extension RowDecoder {
         if scopeName == nil, let scopes = scoping.explicit {
             let spans = try explicitSpans ?? resolve(scopes, scoping)
             explicitSpans = spans
+            if scoping.trailing != nil, spans[key] == nil {
+                // A request's row: the other nested values read the columns before its scopes.
+                return try unscopedSpan(key, for: T.self, isKeyed: isKeyed, scoping)
+            }
             guard let span = spans[key] else {
                 // Given scopes describe the whole split: a nested value they leave out (a misspelt
                 // scope, say) is an error, never a nil taken for a LEFT JOIN miss.
@@ -104,6 +139,14 @@ extension RowDecoder {
             guard isKeyed else { throw RowScopeError.notKeyed(property: key, type: "\(T.self)") }
             return (span, 0)
         }
+        return try unscopedSpan(key, for: T.self, isKeyed: isKeyed, scoping)
+    }
+
+    /// The columns of the nested value `key` that no given scope names: by its prefix, or by the
+    /// automatic rule.
+    private func unscopedSpan<T>(_ key: String, for type: T.Type, isKeyed: Bool, _ scoping: RowScoping) throws -> (
+        span: Range<Int32>, prefixLength: Int
+    )? {
         guard isKeyed else { return nil }
         if let prefixed = try prefixedSpan(key) {
             return prefixed
@@ -159,12 +202,14 @@ extension RowDecoder {
     /// property; throws when they do not add up to the row.
     private func resolve(_ scopes: [RowScope], _ scoping: RowScoping) throws -> [String: Range<Int32>] {
         var spans: [String: Range<Int32>] = [:]
-        var start = scope.lowerBound
+        // A request's scopes take the last columns of the row; a query's, the whole row.
+        var start = scoping.trailing.map { columnCount - $0.scoped } ?? scope.lowerBound
+        let end = scoping.trailing == nil ? scope.upperBound : columnCount
         for given in scopes {
             guard spans[given.property] == nil else {
                 throw RowScopeError.invalidScope(property: given.property, reason: "is given twice")
             }
-            let available = Int(scope.upperBound - start)
+            let available = Int(end - start)
             let count: Int
             var tableColumns: [String] = []
             switch given.extent {
@@ -189,8 +234,8 @@ extension RowDecoder {
             spans[given.property] = start..<start + Int32(count)
             start += Int32(count)
         }
-        guard start == scope.upperBound else {
-            throw RowScopeError.columnsLeftOver(columns: (start..<scope.upperBound).map(columnName))
+        guard start == end else {
+            throw RowScopeError.columnsLeftOver(columns: (start..<end).map(columnName))
         }
         return spans
     }

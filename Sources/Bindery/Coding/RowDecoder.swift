@@ -94,7 +94,8 @@ final class RowDecoder: Decoder {
         self.init(
             handle: statement.handle, options: options, columnCount: statement.columnCount,
             reprepareCount: statement.reprepareCount, type: type, scoping: scoping,
-            scope: 0..<statement.columnCount, scopeName: nil, prefixLength: 0)
+            scope: 0..<Swift.max(0, statement.columnCount - (scoping?.trailing.map { $0.keys + $0.scoped } ?? 0)),
+            scopeName: nil, prefixLength: 0)
     }
 
     /// A decoder for the nested value `name` of type `type`, reading the columns `scope` of the row that

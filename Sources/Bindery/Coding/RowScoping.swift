@@ -11,14 +11,26 @@ final class RowScoping {
     let tableColumns: (String) throws -> [String]
     /// The automatic scoping of the same connection, for values nested deeper; nil when this is it.
     private let automaticScoping: RowScoping?
+    /// For a request's rows: the columns at the end of the row that the row's own keys never read, the
+    /// key columns of its to-many associations (`keys`) followed by the columns of the scopes given
+    /// (`scoped`, laid end to end up to the last column). Nil for a query given as SQL, whose scopes
+    /// take the whole row. A nested value no scope names then follows the prefixes and the automatic
+    /// rule among the other columns (the request's own record among them).
+    let trailing: (keys: Int32, scoped: Int32)?
+    /// The values of nested properties fetched before the row (a request's to-many associations), by
+    /// property name.
+    let prefetched: [String: any PrefetchedValues]
 
     init(
         explicit: [RowScope]? = nil, tableName: @escaping (Any.Type) -> String?,
-        tableColumns: @escaping (String) throws -> [String]
+        tableColumns: @escaping (String) throws -> [String], trailing: (keys: Int32, scoped: Int32)? = nil,
+        prefetched: [String: any PrefetchedValues] = [:]
     ) {
         self.explicit = explicit
         self.tableName = tableName
         self.tableColumns = tableColumns
+        self.trailing = trailing
+        self.prefetched = prefetched
         self.automaticScoping =
             explicit == nil ? nil : RowScoping(tableName: tableName, tableColumns: tableColumns)
     }
@@ -29,7 +41,15 @@ final class RowScoping {
 
     /// Whether `other` splits rows the same way.
     func sameScopes(as other: RowScoping?) -> Bool {
-        guard let other else { return false }
-        return explicit == other.explicit
+        guard let other, prefetched.isEmpty, other.prefetched.isEmpty else { return false }
+        return explicit == other.explicit && trailing?.keys == other.trailing?.keys
+            && trailing?.scoped == other.trailing?.scoped
     }
+}
+
+/// The values of one nested property of a request's rows fetched before the rows themselves (the
+/// records of a to-many association, grouped by key): the decoder asks for the current row's.
+protocol PrefetchedValues: AnyObject {
+    /// The value for the current row of `statement`, as a `T`; nil when the values are no `T`.
+    func value<T>(_ type: T.Type, row statement: OpaquePointer) throws -> T?
 }

@@ -1,5 +1,5 @@
 /// The results of a query, fresh after every committed write that changed a table it read: an
-/// `AsyncSequence` made by ``Database/observe(_:)``.
+/// `AsyncSequence` made by ``Database/observe(_:)->DatabaseObservation<T>``.
 ///
 /// ```swift
 /// for try await count in db.observe({ conn in try conn.count(Student.self) }) {

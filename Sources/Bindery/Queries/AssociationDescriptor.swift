@@ -1,0 +1,80 @@
+/// What an association says, without its Swift types: the tables it links, how, and the key columns
+/// it was given (the others come from the schema when a request runs).
+struct AssociationDescriptor: Sendable {
+    enum Kind: Sendable {
+        /// To-one; the origin's row holds the foreign key.
+        case belongsTo
+        /// To-one; the destination's rows hold the foreign key.
+        case hasOne
+        /// To-many; the destination's rows hold the foreign key.
+        case hasMany
+        /// To-many through the rows of a join table, which hold a foreign key to each side.
+        case hasManyThrough
+    }
+
+    /// The join table of a many-to-many association.
+    struct Pivot: Sendable {
+        var table: String
+        var primaryKey: [String]
+        /// The pivot's key to the origin, when given.
+        var originKey: ForeignKey?
+        /// The pivot's key to the destination, when given.
+        var destinationKey: ForeignKey?
+    }
+
+    var kind: Kind
+    /// The property it decodes into, and the alias of its table in a request.
+    var key: String
+    var originTable: String
+    var originPrimaryKey: [String]
+    var destinationTable: String
+    var destinationPrimaryKey: [String]
+    /// The foreign key, when given (belongsTo: of the origin; hasOne, hasMany: of the destination).
+    var foreignKey: ForeignKey?
+    var pivot: Pivot?
+    /// Conditions on the associated rows (`ON` of a join, `WHERE` of a to-many query), AND-ed.
+    var conditions: [SQL] = []
+    /// The order of a to-many association's rows in their array.
+    var orderings: [SQL] = []
+
+    var isToMany: Bool { kind == .hasMany || kind == .hasManyThrough }
+
+    /// The quoted alias of the destination table in a request.
+    var alias: String { SQL.quote(identifier: key) }
+
+    /// The quoted alias of the join table in a request.
+    var pivotAlias: String { SQL.quote(identifier: key + ".through") }
+}
+
+/// The key columns of an association, resolved on a connection: `origin[i]` of the origin's table
+/// matches `destination[i]` of the destination's, or, through a join table, `pivotOrigin[i]` of the
+/// join table and `pivotDestination[i]` matches `destination[i]`.
+struct JoinKeys: Sendable {
+    var origin: [String]
+    var destination: [String]
+    var pivotOrigin: [String] = []
+    var pivotDestination: [String] = []
+}
+
+extension AssociationDescriptor {
+    /// The default key of a to-one association: the type's name, first letter lowercased (`customer`).
+    static func singularKey(_ type: Any.Type) -> String {
+        let name = String(describing: type)
+        guard let first = name.first else { return name }
+        return first.lowercased() + name.dropFirst()
+    }
+
+    /// The default key of a to-many association: the type's name, first letter lowercased, in the
+    /// English plural (`orders`, `categories`, `addresses`).
+    static func pluralKey(_ type: Any.Type) -> String {
+        let singular = singularKey(type)
+        let lower = singular.lowercased()
+        if lower.hasSuffix("y"), let before = lower.dropLast().last, !"aeiou".contains(before) {
+            return singular.dropLast() + "ies"
+        }
+        if ["s", "x", "z", "ch", "sh"].contains(where: { lower.hasSuffix($0) }) {
+            return singular + "es"
+        }
+        return singular + "s"
+    }
+}

@@ -1,0 +1,72 @@
+/// The key columns of associations, read from the schema's foreign keys where not given.
+extension Connection {
+    /// The key columns of `descriptor` on this connection's schema.
+    func joinKeys(_ descriptor: AssociationDescriptor) throws -> JoinKeys {
+        switch descriptor.kind {
+        case .belongsTo:
+            let key = try foreignKey(
+                descriptor, holder: descriptor.originTable, referenced: descriptor.destinationTable,
+                referencedPrimaryKey: descriptor.destinationPrimaryKey, given: descriptor.foreignKey)
+            return JoinKeys(origin: key.columns, destination: key.referenced)
+        case .hasOne, .hasMany:
+            let key = try foreignKey(
+                descriptor, holder: descriptor.destinationTable, referenced: descriptor.originTable,
+                referencedPrimaryKey: descriptor.originPrimaryKey, given: descriptor.foreignKey)
+            return JoinKeys(origin: key.referenced, destination: key.columns)
+        case .hasManyThrough:
+            guard let pivot = descriptor.pivot else {
+                throw AssociationError.noForeignKey(from: descriptor.originTable, to: descriptor.destinationTable)
+            }
+            let toOrigin = try foreignKey(
+                descriptor, holder: pivot.table, referenced: descriptor.originTable,
+                referencedPrimaryKey: descriptor.originPrimaryKey, given: pivot.originKey)
+            let toDestination = try foreignKey(
+                descriptor, holder: pivot.table, referenced: descriptor.destinationTable,
+                referencedPrimaryKey: descriptor.destinationPrimaryKey, given: pivot.destinationKey)
+            return JoinKeys(
+                origin: toOrigin.referenced, destination: toDestination.referenced, pivotOrigin: toOrigin.columns,
+                pivotDestination: toDestination.columns)
+        }
+    }
+
+    /// The columns of `holder` that refer to `referenced`, and the columns they refer to: as given,
+    /// or the one foreign key of `holder` to `referenced` in the schema.
+    private func foreignKey(
+        _ descriptor: AssociationDescriptor, holder: String, referenced: String, referencedPrimaryKey: [String],
+        given: ForeignKey?
+    ) throws -> (columns: [String], referenced: [String]) {
+        if let given {
+            let target = given.referencedColumns ?? referencedPrimaryKey
+            guard target.count == given.columns.count, !target.isEmpty else {
+                throw AssociationError.keyMismatch(
+                    association: descriptor.key, columns: given.columns, referenced: target)
+            }
+            return (given.columns, target)
+        }
+        let rows = try rows(
+            """
+            SELECT id, "from", "to" FROM pragma_foreign_key_list(?)
+            WHERE "table" = ? COLLATE NOCASE ORDER BY id, seq
+            """,
+            arguments: [.text(holder), .text(referenced)])
+        var ids: [Int64] = []
+        var columns: [String] = []
+        var targets: [String?] = []
+        for row in rows {
+            let id: Int64 = try row[0]
+            if !ids.contains(id) { ids.append(id) }
+            columns.append(try row[1])
+            targets.append(try row[2])
+        }
+        guard !ids.isEmpty else { throw AssociationError.noForeignKey(from: holder, to: referenced) }
+        guard ids.count == 1 else {
+            throw AssociationError.ambiguousForeignKey(from: holder, to: referenced, count: ids.count)
+        }
+        // A REFERENCES clause without columns refers to the primary key.
+        let target = targets.contains(nil) ? referencedPrimaryKey : targets.compactMap { $0 }
+        guard target.count == columns.count else {
+            throw AssociationError.keyMismatch(association: descriptor.key, columns: columns, referenced: target)
+        }
+        return (columns, target)
+    }
+}

@@ -1,0 +1,191 @@
+import CSQLite
+
+/// Running a ``QueryRequest``: fetching its rows as its record type or as any `Decodable`, counting
+/// them, testing for them, deleting and updating them.
+extension Connection {
+    /// Every row of `request`, as its record type.
+    ///
+    /// ```swift
+    /// let orders = try conn.fetchAll(Order.all().filter("Freight > \(100)").order("OrderDate"))
+    /// ```
+    public func fetchAll<R: Record>(_ request: QueryRequest<R>) throws -> [R] {
+        try fetchAll(R.self, request)
+    }
+
+    /// Every row of `request` decoded as `T`: a struct whose properties are the request's record and
+    /// its included associations (by their keys), or any type that its selection fits.
+    ///
+    /// ```swift
+    /// struct OrderInfo: Decodable { var order: Order; var customer: Customer }
+    /// let infos = try conn.fetchAll(OrderInfo.self, Order.all().including(required: Order.customer))
+    /// ```
+    public func fetchAll<T: Decodable, R: Record>(_ type: T.Type, _ request: QueryRequest<R>) throws -> [T] {
+        if request.associations.isEmpty && request.annotations.isEmpty {
+            // A request without association: the fetch of its SQL, and nothing more.
+            return try fetchAll(T.self, sql: try request.statement(keys: nil).sql)
+        }
+        return try withPrepared(request) { sql, scoping in try fetchAll(T.self, sql: sql, scoping: scoping) }
+    }
+
+    /// The first row of `request` (with `LIMIT 1` when it has no limit), as its record type, or nil.
+    public func fetchOne<R: Record>(_ request: QueryRequest<R>) throws -> R? {
+        try fetchOne(R.self, request)
+    }
+
+    /// The first row of `request` (with `LIMIT 1` when it has no limit) decoded as `T`, or nil.
+    public func fetchOne<T: Decodable, R: Record>(_ type: T.Type, _ request: QueryRequest<R>) throws -> T? {
+        let request = request.limitCount == nil ? request.limit(1, offset: request.offsetCount) : request
+        return try withPrepared(request) { sql, scoping in try fetchOne(T.self, sql: sql, scoping: scoping) }
+    }
+
+    /// A lazy cursor over the rows of `request`, as its record type, in constant memory (the records
+    /// of included to-many associations are fetched first, when the cursor is made).
+    public func fetchCursor<R: Record>(_ request: QueryRequest<R>) throws -> RecordCursor<R> {
+        try fetchCursor(R.self, request)
+    }
+
+    /// A lazy cursor over the rows of `request`, decoded as `T` one at a time.
+    public func fetchCursor<T: Decodable, R: Record>(_ type: T.Type, _ request: QueryRequest<R>) throws
+        -> RecordCursor<T>
+    {
+        try withPrepared(request) { sql, scoping in try fetchCursor(T.self, sql: sql, scoping: scoping) }
+    }
+
+    /// How many rows `request` gives.
+    ///
+    /// ```swift
+    /// let n = try conn.fetchCount(Order.all().filter("ShipCountry = \("France")"))
+    /// ```
+    public func fetchCount<R: Record>(_ request: QueryRequest<R>) throws -> Int {
+        try fetchOne(Int.self, sql: try request.countSQL(joinKeys)) ?? 0
+    }
+
+    /// Whether `request` gives any row.
+    public func exists<R: Record>(_ request: QueryRequest<R>) throws -> Bool {
+        try fetchOne(Bool.self, sql: try request.existsSQL(joinKeys)) ?? false
+    }
+
+    /// Deletes the rows of `request` (of its record's table: a join only selects them) and returns
+    /// how many were deleted.
+    ///
+    /// ```swift
+    /// try conn.deleteAll(Order.all().filter("ShippedDate IS NULL"))
+    /// ```
+    @discardableResult
+    public func deleteAll<R: Record>(_ request: QueryRequest<R>) throws -> Int {
+        var sql = SQL(text: "DELETE FROM " + request.baseTable)
+        if let condition = try request.writeCondition(joinKeys) {
+            sql += " WHERE " + condition
+        }
+        try execute(sql)
+        return changes
+    }
+
+    /// Updates the rows of `request` with `assignments`, each an ``SQL`` assignment whose values are
+    /// bound (`"Freight = Freight * \(2)"`, or ``Column/set(to:)``), and returns how many rows changed.
+    ///
+    /// ```swift
+    /// try conn.updateAll(Order.all().filter("ShipCountry = \("UK")"), set: "Freight = \(0)", "ShipVia = \(1)")
+    /// ```
+    @discardableResult
+    public func updateAll<R: Record>(_ request: QueryRequest<R>, set assignments: SQL...) throws -> Int {
+        try updateAll(request, assignments)
+    }
+
+    /// Updates the rows of `request` with `assignments`; see ``updateAll(_:set:)-(_,SQL...)``.
+    @discardableResult
+    public func updateAll<R: Record>(_ request: QueryRequest<R>, set assignments: [SQL]) throws -> Int {
+        try updateAll(request, assignments)
+    }
+
+    private func updateAll<R: Record>(_ request: QueryRequest<R>, _ assignments: [SQL]) throws -> Int {
+        guard !assignments.isEmpty else { return 0 }
+        var sql = SQL(text: "UPDATE " + request.baseTable + " SET ") + QueryRequest<R>.list(assignments)
+        if let condition = try request.writeCondition(joinKeys) {
+            sql += " WHERE " + condition
+        }
+        try execute(sql)
+        return changes
+    }
+
+    /// The SQL `request` runs on this connection, its association keys read from the schema.
+    ///
+    /// ```swift
+    /// print(try conn.sql(for: Order.all().including(required: Order.customer)).text)
+    /// // SELECT "Orders".*, "customer".* FROM "Orders" JOIN "Customers" AS "customer" ON …
+    /// ```
+    public func sql<R: Record>(for request: QueryRequest<R>) throws -> SQL {
+        try request.statement(keys: joinKeys).sql
+    }
+
+    /// Runs `body` with the request's SQL and the splitting of its rows; first fetches the records of
+    /// its to-many associations for all its rows, from the same snapshot.
+    private func withPrepared<R: Record, Result>(
+        _ request: QueryRequest<R>, _ body: (SQL, RowScoping) throws -> Result
+    ) throws -> Result {
+        let statement = try request.statement(keys: joinKeys)
+        guard !request.associations.isEmpty else {
+            return try body(statement.sql, recordContext.scoping)
+        }
+        var scoped = 0
+        for scope in statement.scopes {
+            if case .table(let table) = scope.extent {
+                let columns = try selectedColumns(of: table)
+                guard !columns.isEmpty else { throw RowScopeError.unknownTable(property: scope.property, table: table) }
+                scoped += columns.count
+            }
+        }
+        let trailing = (keys: Int32(statement.keyColumnCount), scoped: Int32(scoped))
+        guard !statement.toMany.isEmpty else {
+            return try body(statement.sql, scoping(statement.scopes, trailing: trailing, prefetched: [:]))
+        }
+        // The request's rows are read twice: once for their keys, then to decode them with their
+        // associated records. One transaction (a savepoint inside one) keeps them the same rows.
+        return try transaction(.deferred) { conn in
+            let prefetched = try conn.prefetch(statement, trailing: trailing)
+            return try body(statement.sql, conn.scoping(statement.scopes, trailing: trailing, prefetched: prefetched))
+        }
+    }
+
+    /// The records of each to-many association of `statement`, for all the keys of its rows.
+    private func prefetch(_ statement: QueryRequest<some Record>.Statement, trailing: (keys: Int32, scoped: Int32))
+        throws -> [String: any PrefetchedValues]
+    {
+        var keys = [Set<[SQLiteValue]>](repeating: [], count: statement.toMany.count)
+        var firstKeyColumn: Int32 = 0
+        try withBoundStatement(statement.sql) { rows in
+            firstKeyColumn = rows.columnCount - trailing.scoped - trailing.keys
+            while try rows.step() {
+                var column = firstKeyColumn
+                for index in statement.toMany.indices {
+                    let count = statement.toMany[index].keys.origin.count
+                    let key = try (0..<Int32(count)).map { try rows.value(at: column + $0) }
+                    column += Int32(count)
+                    // A NULL key matches no row.
+                    if !key.contains(where: \.isNull) {
+                        keys[index].insert(key)
+                    }
+                }
+            }
+        }
+        var prefetched: [String: any PrefetchedValues] = [:]
+        var column = firstKeyColumn
+        for (index, (part, joinKeys)) in statement.toMany.enumerated() {
+            guard let loader = part.loader else { continue }
+            prefetched[part.descriptor.key] = try loader.load(
+                part.descriptor, keys: joinKeys, parentKeys: keys[index], keyColumn: column, on: self)
+            column += Int32(joinKeys.origin.count)
+        }
+        return prefetched
+    }
+
+    /// The splitting of a request's rows.
+    private func scoping(
+        _ scopes: [RowScope], trailing: (keys: Int32, scoped: Int32), prefetched: [String: any PrefetchedValues]
+    ) -> RowScoping {
+        RowScoping(
+            explicit: scopes, tableName: RecordContext.recordTable,
+            tableColumns: { [weak self] table in try self?.selectedColumns(of: table) ?? [] }, trailing: trailing,
+            prefetched: prefetched)
+    }
+}

@@ -1,0 +1,140 @@
+/// Joining, including and aggregating the associations of a request's record type.
+extension QueryRequest {
+    /// Includes the associated record in each row by an INNER JOIN: rows without one are left out.
+    /// Decode into a struct with a property named after the association's key.
+    ///
+    /// ```swift
+    /// struct OrderInfo: Decodable, Sendable { var order: Order; var customer: Customer }
+    /// let infos = try conn.fetchAll(OrderInfo.self, Order.all().including(required: Order.customer))
+    /// ```
+    public func including<Destination>(required association: ToOneAssociation<Base, Destination>) -> QueryRequest {
+        adding(AssociationPart(descriptor: association.descriptor, mode: .includeRequired))
+    }
+
+    /// Includes the associated record in each row by a LEFT JOIN: a row without one keeps a nil
+    /// (declare the property optional).
+    public func including<Destination>(optional association: ToOneAssociation<Base, Destination>) -> QueryRequest {
+        adding(AssociationPart(descriptor: association.descriptor, mode: .includeOptional))
+    }
+
+    /// Includes every associated record of each row, into an array property named after the
+    /// association's key: one more query for all of them (`WHERE key IN (…)`, values bound), grouped
+    /// by key; a row without any gets an empty array.
+    ///
+    /// ```swift
+    /// struct CustomerInfo: Decodable, Sendable { var customer: Customer; var orders: [Order] }
+    /// let infos = try conn.fetchAll(CustomerInfo.self, Customer.all().including(all: Customer.orders))
+    /// ```
+    public func including<Destination>(all association: ToManyAssociation<Base, Destination>) -> QueryRequest {
+        adding(
+            AssociationPart(
+                descriptor: association.descriptor, mode: .includeAll, loader: ToManyLoader<Destination>()))
+    }
+
+    /// Joins the associated table by an INNER JOIN without selecting its columns, to filter or order
+    /// by them (name them with `column(_:)`): rows without an associated row are
+    /// left out.
+    ///
+    /// ```swift
+    /// let french = Order.all()
+    ///     .joining(required: Order.customer)
+    ///     .filter("\(Order.customer.column("Country")) = \("France")")
+    /// ```
+    public func joining<Destination>(required association: ToOneAssociation<Base, Destination>) -> QueryRequest {
+        adding(AssociationPart(descriptor: association.descriptor, mode: .joinRequired))
+    }
+
+    /// Joins the associated table by a LEFT JOIN without selecting its columns: every row stays, its
+    /// associated columns NULL when it has no associated row.
+    public func joining<Destination>(optional association: ToOneAssociation<Base, Destination>) -> QueryRequest {
+        adding(AssociationPart(descriptor: association.descriptor, mode: .joinOptional))
+    }
+
+    /// Joins the to-many associated table by an INNER JOIN without selecting its columns, to filter by
+    /// them: a row appears once per associated row that matches (add ``distinct()`` to see it once).
+    ///
+    /// ```swift
+    /// let buyers = Customer.all()
+    ///     .joining(required: Customer.orders.filter("\(Customer.orders.column("Freight")) > \(500)"))
+    ///     .distinct()
+    /// ```
+    public func joining<Destination>(required association: ToManyAssociation<Base, Destination>) -> QueryRequest {
+        adding(AssociationPart(descriptor: association.descriptor, mode: .joinRequired))
+    }
+
+    /// Joins the to-many associated table by a LEFT JOIN without selecting its columns.
+    public func joining<Destination>(optional association: ToManyAssociation<Base, Destination>) -> QueryRequest {
+        adding(AssociationPart(descriptor: association.descriptor, mode: .joinOptional))
+    }
+
+    /// Selects a count or aggregate of associated rows into a property of each row, after the
+    /// request's columns.
+    ///
+    /// ```swift
+    /// struct CustomerCount: Decodable { var customer: Customer; var orderCount: Int }
+    /// let counts = try conn.fetchAll(CustomerCount.self, Customer.all().annotated(with: Customer.orders.count))
+    /// ```
+    public func annotated(with aggregates: AssociationAggregate<Base>...) -> QueryRequest {
+        var request = self
+        request.annotations += aggregates.map {
+            AnnotationPart(descriptor: $0.descriptor, expression: $0.expression, key: $0.key)
+        }
+        return request
+    }
+
+    private func adding(_ part: AssociationPart) -> QueryRequest {
+        var request = self
+        request.associations.append(part)
+        return request
+    }
+}
+
+extension Record {
+    /// A request for every row with the associated record included by an INNER JOIN:
+    /// `Order.including(required: Order.customer)` is `Order.all().including(required: Order.customer)`.
+    public static func including<Destination>(required association: ToOneAssociation<Self, Destination>)
+        -> QueryRequest<Self>
+    {
+        all().including(required: association)
+    }
+
+    /// A request for every row with the associated record included by a LEFT JOIN.
+    public static func including<Destination>(optional association: ToOneAssociation<Self, Destination>)
+        -> QueryRequest<Self>
+    {
+        all().including(optional: association)
+    }
+
+    /// A request for every row with all its associated records included (one more query).
+    public static func including<Destination>(all association: ToManyAssociation<Self, Destination>)
+        -> QueryRequest<Self>
+    {
+        all().including(all: association)
+    }
+}
+
+/// An association as a request uses it.
+struct AssociationPart: Sendable {
+    enum Mode: Sendable {
+        case includeRequired, includeOptional, includeAll, joinRequired, joinOptional
+    }
+
+    var descriptor: AssociationDescriptor
+    var mode: Mode
+    /// Fetches the rows of an association included with ``Mode/includeAll``.
+    var loader: (any ToManyLoading)?
+
+    /// Whether the association's table is joined in the request's own query.
+    var isJoined: Bool { mode != .includeAll }
+    /// Whether its columns are selected in the request's own query.
+    var isSelected: Bool { mode == .includeRequired || mode == .includeOptional }
+    /// Whether its join is a LEFT JOIN.
+    var isOptional: Bool { mode == .includeOptional || mode == .joinOptional }
+}
+
+/// A count or aggregate selected by a request.
+struct AnnotationPart: Sendable {
+    var descriptor: AssociationDescriptor
+    var expression: String
+    var key: String
+}

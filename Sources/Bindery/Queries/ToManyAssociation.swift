@@ -1,0 +1,109 @@
+/// An association from each row of `Origin` to any number of rows of `Destination`, declared with
+/// ``Record/hasMany(_:key:using:)`` or ``Record/hasMany(_:through:key:originKey:destinationKey:)``.
+/// A request includes it by one more query for all its rows (never one per row), grouped by key
+/// into an array property; or counts or aggregates its rows into a property.
+///
+/// ```swift
+/// struct CustomerInfo: Decodable, Sendable {
+///     var customer: Customer
+///     var orders: [Order]            // the association's key
+/// }
+/// let infos = try conn.fetchAll(CustomerInfo.self, Customer.all().including(all: Customer.orders))
+/// ```
+public struct ToManyAssociation<Origin: Record, Destination: Record>: Sendable {
+    let descriptor: AssociationDescriptor
+
+    /// The property the associated records decode into, and their table's alias in a request.
+    public var key: String { descriptor.key }
+
+    /// The same association under another key: another property, another alias.
+    public func forKey(_ key: String) -> Self {
+        var descriptor = self.descriptor
+        descriptor.key = key
+        return Self(descriptor: descriptor)
+    }
+
+    /// The same association, with only the associated rows matching `condition` (name their columns
+    /// with `column(_:)`): in the arrays, the counts and aggregates, and the joins.
+    public func filter(_ condition: SQL) -> Self {
+        var descriptor = self.descriptor
+        descriptor.conditions.append(condition)
+        return Self(descriptor: descriptor)
+    }
+
+    /// The same association, its arrays sorted by `ordering` (`"\(Customer.orders.column("OrderDate"))"`).
+    public func order(_ ordering: SQL) -> Self {
+        var descriptor = self.descriptor
+        descriptor.orderings.append(ordering)
+        return Self(descriptor: descriptor)
+    }
+
+    /// A column of the associated table, qualified by the association's alias: `"orders"."Freight"`.
+    public func column(_ name: String) -> Column {
+        Column(name, table: key)
+    }
+
+    /// The column a coding key of the destination names, qualified by the association's alias.
+    public func column(_ codingKey: some CodingKey) -> Column {
+        Column(codingKey, table: key)
+    }
+
+    /// The number of associated rows, into a property named after the destination type: `orderCount`
+    /// for `Order` (rename it with ``AssociationAggregate/forKey(_:)``).
+    ///
+    /// ```swift
+    /// struct CustomerCount: Decodable { var customer: Customer; var orderCount: Int }
+    /// let counts = try conn.fetchAll(CustomerCount.self, Customer.all().annotated(with: Customer.orders.count))
+    /// ```
+    public var count: AssociationAggregate<Origin> {
+        aggregate("count(*)", suffix: "Count", column: nil)
+    }
+
+    /// The sum of a column of the associated rows (NULL, so nil, when there are none), into a property
+    /// such as `orderFreightSum`.
+    public func sum(_ column: String) -> AssociationAggregate<Origin> {
+        aggregate("sum", suffix: "Sum", column: column)
+    }
+
+    /// The average of a column of the associated rows, into a property such as `orderFreightAverage`.
+    public func average(_ column: String) -> AssociationAggregate<Origin> {
+        aggregate("avg", suffix: "Average", column: column)
+    }
+
+    /// The smallest value of a column of the associated rows, into a property such as `orderFreightMin`.
+    public func min(_ column: String) -> AssociationAggregate<Origin> {
+        aggregate("min", suffix: "Min", column: column)
+    }
+
+    /// The largest value of a column of the associated rows, into a property such as `orderFreightMax`.
+    public func max(_ column: String) -> AssociationAggregate<Origin> {
+        aggregate("max", suffix: "Max", column: column)
+    }
+
+    private func aggregate(_ function: String, suffix: String, column: String?) -> AssociationAggregate<Origin> {
+        let base = AssociationDescriptor.singularKey(Destination.self)
+        guard let column else {
+            return AssociationAggregate(descriptor: descriptor, expression: function, key: base + suffix)
+        }
+        let capitalized = (column.first.map { $0.uppercased() } ?? "") + column.dropFirst()
+        return AssociationAggregate(
+            descriptor: descriptor,
+            expression: function + "(" + descriptor.alias + "." + SQL.quote(identifier: column) + ")",
+            key: base + capitalized + suffix)
+    }
+}
+
+/// A count or aggregate of a to-many association's rows, selected into a property of each row by
+/// ``QueryRequest/annotated(with:)``.
+public struct AssociationAggregate<Origin: Record>: Sendable {
+    let descriptor: AssociationDescriptor
+    /// The SQL of the aggregate (`count(*)`, `sum("orders"."Freight")`).
+    let expression: String
+    /// The name of the property (the column alias) it goes into.
+    public let key: String
+
+    /// The same aggregate into the property `key`.
+    public func forKey(_ key: String) -> Self {
+        Self(descriptor: descriptor, expression: expression, key: key)
+    }
+}

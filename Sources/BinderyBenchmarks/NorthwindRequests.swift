@@ -1,0 +1,115 @@
+import Bindery
+import CSQLite
+import Foundation
+
+extension JoinedCustomer {
+    /// Every order of the customer.
+    static let orders = hasMany(JoinedOrder.self, key: "orders")
+}
+
+/// A customer with all its orders.
+struct CustomerWithOrders: Decodable, Equatable {
+    var customer: JoinedCustomer
+    var orders: [JoinedOrder]
+}
+
+/// Requests on Northwind: customers each with all their orders (to-many, two queries) beside a C
+/// loop running the same two queries and grouping by hand; and a request's fetch beside the fetch of
+/// the same SQL through `fetchAll(_:sql:)`.
+enum NorthwindRequests {
+    static let customersWithOrders = "customers with all their orders (to-many)"
+    static let requestFetch = "a request's fetch (Orders, filtered)"
+
+    static func run(_ benchmark: Benchmark, path: String) throws {
+        try runToMany(benchmark, path: path)
+        try runRequest(benchmark, path: path)
+    }
+
+    static func runToMany(_ benchmark: Benchmark, path: String) throws {
+        let conn = try Connection(path: path, options: .init(readOnly: true))
+        let raw = try RawDatabase(path: path, readOnly: true)
+        let customers = try raw.prepare("SELECT * FROM Customers")
+        defer { sqlite3_finalize(customers) }
+        let request = JoinedCustomer.including(all: JoinedCustomer.orders)
+        var binderyCount = 0
+        var rawCount = 0
+        let ratio = try benchmark.compare(
+            customersWithOrders, goal: 1.5,
+            baseline: {
+                rawCount = try byHand(raw, customers).count
+            },
+            bindery: {
+                binderyCount = (try? conn.fetchAll(CustomerWithOrders.self, request).count) ?? -1
+            })
+        guard ratio > 0 else { return }
+        guard binderyCount == rawCount && rawCount == 93 else {
+            throw BenchmarkError.mismatch(
+                "customers with orders: Bindery decoded \(binderyCount) customers, the C loop \(rawCount)")
+        }
+        // The same customers with the same orders (each customer's orders compared as sets: neither
+        // query orders them).
+        let byBindery = try conn.fetchAll(CustomerWithOrders.self, request)
+        let handMade = try byHand(raw, customers)
+        let sameOrders = zip(byBindery, handMade).allSatisfy { bindery, hand in
+            bindery.customer == hand.customer
+                && bindery.orders.sorted { $0.OrderID < $1.OrderID } == hand.orders.sorted { $0.OrderID < $1.OrderID }
+        }
+        guard byBindery.count == handMade.count, sameOrders else {
+            throw BenchmarkError.mismatch("customers with orders: Bindery and the C loop decoded different values")
+        }
+    }
+
+    /// The C loop: the customers, their keys collected; one query for the orders of those keys
+    /// (`IN (?, ?, …)`), grouped by key in a dictionary; then each customer with its array.
+    static func byHand(_ raw: RawDatabase, _ customers: OpaquePointer) throws -> [CustomerWithOrders] {
+        var parents: [JoinedCustomer] = []
+        while sqlite3_step(customers) == SQLITE_ROW {
+            parents.append(
+                JoinedCustomer(
+                    CustomerID: text(customers, 0) ?? "", CompanyName: text(customers, 1),
+                    ContactName: text(customers, 2), ContactTitle: text(customers, 3), Address: text(customers, 4),
+                    City: text(customers, 5), Region: text(customers, 6), PostalCode: text(customers, 7),
+                    Country: text(customers, 8), Phone: text(customers, 9), Fax: text(customers, 10)))
+        }
+        sqlite3_reset(customers)
+        let placeholders = Array(repeating: "?", count: parents.count).joined(separator: ", ")
+        let orders = try raw.prepare("SELECT * FROM Orders WHERE CustomerID IN (\(placeholders))")
+        defer { sqlite3_finalize(orders) }
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        for (index, parent) in parents.enumerated() {
+            sqlite3_bind_text(orders, Int32(index + 1), parent.CustomerID, -1, transient)
+        }
+        var groups: [String: [JoinedOrder]] = [:]
+        while sqlite3_step(orders) == SQLITE_ROW {
+            let order = JoinedOrder(
+                OrderID: Int(sqlite3_column_int64(orders, 0)), CustomerID: text(orders, 1),
+                EmployeeID: integer(orders, 2), OrderDate: date(orders, 3), RequiredDate: date(orders, 4),
+                ShippedDate: date(orders, 5), ShipVia: integer(orders, 6), Freight: real(orders, 7),
+                ShipName: text(orders, 8), ShipAddress: text(orders, 9), ShipCity: text(orders, 10),
+                ShipRegion: text(orders, 11), ShipPostalCode: text(orders, 12), ShipCountry: text(orders, 13))
+            groups[order.CustomerID ?? "", default: []].append(order)
+        }
+        return parents.map { CustomerWithOrders(customer: $0, orders: groups[$0.CustomerID] ?? []) }
+    }
+
+    static func runRequest(_ benchmark: Benchmark, path: String) throws {
+        let conn = try Connection(path: path, options: .init(readOnly: true))
+        let request = JoinedOrder.all().filter("Freight > \(1.0)").order("OrderID")
+        let sql: SQL = "SELECT \"Orders\".* FROM \"Orders\" WHERE Freight > \(1.0) ORDER BY OrderID"
+        var bySQL = 0
+        var byRequest = 0
+        let ratio = benchmark.compare(
+            requestFetch, goal: 1.05, baselineName: "fetchAll(sql:)", binderyName: "request",
+            baseline: {
+                bySQL = (try? conn.fetchAll(JoinedOrder.self, sql: sql).count) ?? -1
+            },
+            bindery: {
+                byRequest = (try? conn.fetchAll(request).count) ?? -1
+            })
+        guard ratio > 0 else { return }
+        guard bySQL == byRequest, bySQL > 0, try conn.fetchAll(request) == conn.fetchAll(JoinedOrder.self, sql: sql)
+        else {
+            throw BenchmarkError.mismatch("a request's fetch: \(byRequest) rows, fetchAll(sql:) \(bySQL)")
+        }
+    }
+}
