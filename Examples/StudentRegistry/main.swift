@@ -82,7 +82,12 @@ func makeMigrator() -> Migrator {
     migrator.register("index students by department") { conn in
         try conn.execute("CREATE INDEX students_department ON students(department, registerNumber)")
     }
-    migrator.registerTable(for: Course.self)  // "create table courses"
+    migrator.register("create table courses") { conn in  // createTableCode(for: Course.self), pasted
+        try conn.create(table: "courses") { t in
+            t.column("code", .text).primaryKey().notNull()
+            t.column("title", .text).notNull()
+        }
+    }
     migrator.register("create table enrollments") { conn in
         // Foreign keys to both sides: the associations read them, and deleting a student drops
         // their enrollments.

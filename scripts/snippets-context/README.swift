@@ -49,3 +49,20 @@ struct Employee: Record {
     var LastName: String
     var ReportsTo: Int?
 }
+
+/// The records of the requests-and-associations section (Northwind's tables).
+struct Customer: Record {
+    static let tableName = "Customers"
+    static let primaryKey = ["CustomerID"]
+    var CustomerID: String
+    var CompanyName: String
+}
+
+struct Order: Record {
+    static let tableName = "Orders"
+    static let primaryKey = ["OrderID"]
+    var OrderID: Int64
+    var CustomerID: String?
+    var Freight: Double
+    var ShipCountry: String?
+}
