@@ -6,8 +6,8 @@ extension Connection {
     /// the scope commits when its body returns, or not at all. Savepoints the scope's statements open
     /// are remembered, so that they may be released and rolled back to.
     func guardTransactionControl(of statement: Statement) throws {
+        guard statement.isTransactionControl else { return }
         let control = statement.transactionControl
-        if case .none = control { return }
         do {
             try Connection.checkControl(control, sql: statement.sql, savepoints: scopeSavepoints, inScript: false)
         } catch {

@@ -37,6 +37,9 @@ final class Statement {
     /// What the statement does to the transaction, read from its first words on first use (inside a
     /// transaction scope only).
     lazy var transactionControl = TransactionControl(sql: sql.utf8)
+    /// Whether the statement is transaction control at all: the check made on every run inside a
+    /// transaction scope, one byte to read where ``transactionControl`` copies an enum with a payload.
+    lazy var isTransactionControl = transactionControl != .none
     /// Whether the statement changes the schema (see ``TransactionControl/changesSchema(sql:)``).
     lazy var changesSchema = TransactionControl.changesSchema(sql: sql.utf8)
 
