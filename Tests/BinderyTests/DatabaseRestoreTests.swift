@@ -204,6 +204,24 @@ import Testing
         }
     }
 
+    @Test func cancellingTheTaskStopsLitestream() async throws {
+        try await DatabaseTestSupport.withDirectory { directory in
+            let path = directory.appendingPathComponent("app.sqlite").path
+            let fake = try Self.fakeLitestream(in: directory, "exec sleep 30")
+            let started = ContinuousClock.now
+            let restore = Task {
+                try await Database.restore(from: .url("file:///backups/app"), to: path, litestream: fake)
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            restore.cancel()
+            await #expect(throws: CancellationError.self) { try await restore.value }
+            #expect(ContinuousClock.now - started < .seconds(10))
+            #expect(!FileManager.default.fileExists(atPath: path))
+            let leftovers = try Self.leftovers(in: directory, keeping: [])
+            #expect(leftovers == [])
+        }
+    }
+
     // MARK: The real litestream
 
     /// Runs `litestream replicate -once` with `configuration`: one sync of the database to its replica.

@@ -40,7 +40,7 @@ extension Database {
     /// or nothing as old as `time`), ``RestoreError/litestreamFailed(status:output:)`` with what
     /// Litestream printed, and ``RestoreError/integrityCheckFailed(_:)``; a file system error
     /// (a folder it cannot write to) is thrown as is. On any error the file at `path` is as it was,
-    /// and the temporary folder is removed. Cancelling the task stops Litestream and throws
+    /// and the temporary folder is removed. Cancelling the task kills Litestream and throws
     /// `CancellationError`.
     public static func restore(
         from source: ReplicaSource, to path: String, at time: Date? = nil, replacing: Bool = false,
@@ -118,31 +118,14 @@ extension Database {
         }
         let log = try FileHandle(forWritingTo: logURL)
         defer { try? log.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = log
-        process.standardError = log
-        try Task.checkCancellation()
-        let status: Int32 = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                process.terminationHandler = { finished in
-                    continuation.resume(returning: finished.terminationStatus)
-                }
-                do {
-                    try process.run()
-                } catch {
-                    process.terminationHandler = nil
-                    continuation.resume(throwing: RestoreError.litestreamNotFound(executable))
-                }
-            }
-        } onCancel: {
-            if process.isRunning {
-                process.terminate()
-            }
+        let status: Int32
+        do {
+            status = try await ChildProcess.run(executable, arguments, output: log)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw RestoreError.litestreamNotFound(executable)
         }
-        try Task.checkCancellation()
         let output = (try? String(contentsOf: logURL, encoding: .utf8)) ?? ""
         return (status, output)
     }
