@@ -286,6 +286,19 @@ import Testing
                 litestream: litestream)
             #expect(try await Self.rowCount(earlier) == 10)
 
+            // Nothing from before the first backup: Litestream's own error, with its message.
+            let tooEarly = directory.appendingPathComponent("too-early.sqlite").path
+            do {
+                try await Database.restore(
+                    from: .url("file://\(replica)"), to: tooEarly, at: Date(timeIntervalSince1970: 0),
+                    litestream: litestream)
+                Issue.record("a restore from 1970 succeeded")
+            } catch let Database.RestoreError.litestreamFailed(status, output) {
+                #expect(status != 0)
+                #expect(output.contains("timestamp"))
+            }
+            #expect(!FileManager.default.fileExists(atPath: tooEarly))
+
             // Nothing over an existing database, and nothing from an empty replica.
             await #expect(throws: Database.RestoreError.databaseExists(latest)) {
                 try await Database.restore(from: .url("file://\(replica)"), to: latest, litestream: litestream)

@@ -36,9 +36,10 @@ extension Database {
     ///     Default `"litestream"`.
     ///
     /// Errors are ``RestoreError``s: ``RestoreError/litestreamNotFound(_:)``,
-    /// ``RestoreError/databaseExists(_:)``, ``RestoreError/noBackup(_:)`` (nothing replicated yet,
-    /// or nothing as old as `time`), ``RestoreError/litestreamFailed(status:output:)`` with what
-    /// Litestream printed, and ``RestoreError/integrityCheckFailed(_:)``; a file system error
+    /// ``RestoreError/databaseExists(_:)``, ``RestoreError/noBackup(_:)`` (nothing replicated yet),
+    /// ``RestoreError/litestreamFailed(status:output:)`` with what Litestream printed (a `time` older
+    /// than the replica's first backup is one: "timestamp does not exist"), and
+    /// ``RestoreError/integrityCheckFailed(_:)``; a file system error
     /// (a folder it cannot write to) is thrown as is. On any error the file at `path` is as it was,
     /// and the temporary folder is removed. Cancelling the task kills Litestream and throws
     /// `CancellationError`.

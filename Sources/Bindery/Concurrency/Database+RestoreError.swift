@@ -8,8 +8,8 @@ extension Database {
         case litestreamNotFound(String)
         /// A database already exists at the destination path and `replacing` is `false`.
         case databaseExists(String)
-        /// The replica holds no backup of the database (nothing was ever replicated there, or nothing
-        /// as old as the point in time asked for).
+        /// The replica holds no backup of the database: nothing was ever replicated there. (A point in
+        /// time older than its first backup is ``litestreamFailed(status:output:)``.)
         case noBackup(ReplicaSource)
         /// `litestream restore` failed: its exit status and what it printed.
         case litestreamFailed(status: Int32, output: String)
