@@ -85,7 +85,7 @@ import Testing
         }
     }
 
-    @Test func anExistingDatabaseIsLeftAloneUnlessReplacing() async throws {
+    @Test func anExistingDatabaseOrAnOrphanWALIsLeftAlone() async throws {
         try await DatabaseTestSupport.withDirectory { directory in
             let path = directory.appendingPathComponent("app.sqlite").path
             try await Self.makeDatabase(at: path, rows: 3)
