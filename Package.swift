@@ -72,6 +72,11 @@ let package = Package(
             dependencies: ["Bindery"],
             path: "Sources/BinderyCrashWriter"
         ),
+        .executableTarget(
+            name: "bindery-replication-writer",
+            dependencies: ["Bindery"],
+            path: "Sources/BinderyReplicationWriter"
+        ),
         .testTarget(
             name: "BinderyTests",
             dependencies: [

@@ -41,13 +41,19 @@ extension Database {
         /// through `PRAGMA writable_schema`, and extensions cannot be loaded. See
         /// ``Connection/Options/trustsSchema``.
         public var trustsSchema: Bool
+        /// Who checkpoints the WAL: ``Checkpointing/automatic`` (SQLite and Bindery, the default), or
+        /// ``Checkpointing/leftToReplicator``, for a database that Litestream replicates (see
+        /// <doc:BeyondOneMachine>).
+        public var checkpointing: Checkpointing
 
         /// Creates options; every parameter has the default described on its property.
         public init(
             readerCount: Int = 4, busyTimeout: Double = 5, foreignKeys: Bool = true, readOnly: Bool = false,
             journalMode: JournalMode = .wal, coding: CodingOptions = CodingOptions(), templatePath: String? = nil,
-            acceptsDoubleQuotedStringLiterals: Bool = false, trustsSchema: Bool = false
+            acceptsDoubleQuotedStringLiterals: Bool = false, trustsSchema: Bool = false,
+            checkpointing: Checkpointing = .automatic
         ) {
+            self.checkpointing = checkpointing
             self.acceptsDoubleQuotedStringLiterals = acceptsDoubleQuotedStringLiterals
             self.trustsSchema = trustsSchema
             self.readerCount = readerCount

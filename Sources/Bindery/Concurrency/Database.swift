@@ -73,6 +73,15 @@ public actor Database {
         let writer = try Connection(path: path, options: options.connectionOptions(readOnly: options.readOnly))
         writer.codingOptions = options.coding
         let isWAL = try Database.configureJournal(of: writer, options: options)
+        if options.checkpointing == .leftToReplicator {
+            guard isWAL || options.readOnly else {
+                throw SQLiteError(
+                    code: .misuse,
+                    message: "Database.Options.checkpointing .leftToReplicator needs WAL mode, but \(path) is in "
+                        + "\(options.journalMode.rawValue) mode: set journalMode to .wal")
+            }
+            try writer.disableAutomaticCheckpoints()
+        }
         let readers = isWAL && options.readerCount > 0 ? try Database.openReaders(path: path, options: options) : nil
         self.init(path: path, options: options, writer: writer, readers: readers)
     }
@@ -206,7 +215,10 @@ public actor Database {
     private func closeWriter() {
         // A last checkpoint (a no-op outside WAL mode) lets the closing connection remove the -wal
         // and -shm files: SQLite skips that when the writer has not read since a reader's last read.
-        try? writer?.execute(script: "PRAGMA wal_checkpoint(PASSIVE)")
+        // A database whose checkpoints are left to a replicator keeps its -wal file for it.
+        if options.checkpointing == .automatic {
+            try? writer?.execute(script: "PRAGMA wal_checkpoint(PASSIVE)")
+        }
         writer?.close()
         writer = nil
     }
@@ -262,6 +274,9 @@ public actor Database {
         let readers = try (0..<options.readerCount).map { index in
             let connection = try Connection(path: path, options: options.connectionOptions(readOnly: true))
             try connection.execute(script: "PRAGMA query_only = ON")
+            if options.checkpointing == .leftToReplicator {
+                try connection.disableAutomaticCheckpoints()
+            }
             connection.codingOptions = options.coding
             return ReaderConnection(connection: connection, label: "Bindery.Database(\(path)).reader\(index)")
         }
