@@ -66,3 +66,6 @@ struct Order: Record {
     var Freight: Double
     var ShipCountry: String?
 }
+
+/// The app's migrations, in the "Beyond one machine" section.
+let appMigrator = Migrator()
