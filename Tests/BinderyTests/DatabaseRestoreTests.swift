@@ -5,15 +5,21 @@ import Testing
 
 /// `Database.restore(from:to:at:replacing:litestream:)`: restoring a database from a Litestream replica
 /// before the app opens it. Most tests run a stand-in `litestream` (a shell script) to reach every
-/// outcome; the last ones run the real binary named by `BINDERY_LITESTREAM` (which
-/// `scripts/replication-test` installs and `.ci/run` sets).
+/// outcome; the last ones run the real binary: the one `BINDERY_LITESTREAM` names, or else the one
+/// `scripts/replication-test` installs into `.build/litestream-venv` (which `.ci/run` runs before the
+/// tests).
 @Suite struct DatabaseRestoreTests {
-    /// The real `litestream` binary, when `BINDERY_LITESTREAM` names one.
+    /// The real `litestream` binary: `BINDERY_LITESTREAM`, or the one in the package's
+    /// `.build/litestream-venv`; nil when neither is there.
     static let litestream: String? = {
-        guard let path = ProcessInfo.processInfo.environment["BINDERY_LITESTREAM"], !path.isEmpty,
-            FileManager.default.isExecutableFile(atPath: path)
-        else { return nil }
-        return path
+        let files = FileManager.default
+        if let path = ProcessInfo.processInfo.environment["BINDERY_LITESTREAM"], !path.isEmpty {
+            return files.isExecutableFile(atPath: path) ? path : nil
+        }
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let installed = package.appendingPathComponent(".build/litestream-venv/bin/litestream").path
+        return files.isExecutableFile(atPath: installed) ? installed : nil
     }()
 
     /// Writes an executable shell script standing in for `litestream` into `directory`. It appends its
@@ -237,7 +243,7 @@ import Testing
         try #require(process.terminationStatus == 0)
     }
 
-    @Test(.enabled(if: litestream != nil, "BINDERY_LITESTREAM names no litestream binary"))
+    @Test(.enabled(if: litestream != nil, "no litestream: run scripts/replication-test, or set BINDERY_LITESTREAM"))
     func restoresTheLatestOrAPointInTimeThenMigratesAndOpens() async throws {
         let litestream = try #require(Self.litestream)
         try await DatabaseTestSupport.withDirectory { directory in
