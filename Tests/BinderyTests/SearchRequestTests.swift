@@ -50,4 +50,19 @@ import Testing
         }
         #expect(error.code == .error)
     }
+
+    @Test func searchResultsAreObserved() async throws {
+        let db = try Database.inMemory(options: .init(trustsSchema: true))
+        try await db.write { conn in
+            try conn.createTable(for: Note.self)
+            try conn.create(searchTable: "notes_fts", on: "notes", columns: ["title", "body"])
+        }
+        let pattern = try #require(SearchPattern.prefix("swi"))
+        var iterator = db.observe(Note.all().matching(pattern, in: "notes_fts")).makeAsyncIterator()
+        #expect(try await iterator.next()?.isEmpty == true)
+        try await db.insert(Note(id: nil, title: "Swift", body: "notes", archived: false))
+        #expect(try await iterator.next()?.map(\.title) == ["Swift"])
+        try await db.write { conn in try conn.execute("UPDATE notes SET title = 'Kotlin'", arguments: []) }
+        #expect(try await iterator.next()?.isEmpty == true)
+    }
 }
