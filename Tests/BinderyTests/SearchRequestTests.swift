@@ -65,4 +65,27 @@ import Testing
         try await db.write { conn in try conn.execute("UPDATE notes SET title = 'Kotlin'", arguments: []) }
         #expect(try await iterator.next()?.isEmpty == true)
     }
+
+    @Test func snippetsAndHighlightsComeWithTheRecords() throws {
+        struct Hit: Decodable, Equatable {
+            var id: Int64
+            var excerpt: String?
+            var marked: String?
+        }
+        let conn = try Self.connection()
+        try conn.insert(
+            Note(
+                id: nil, title: "long", body: (1...40).map { "w\($0)" }.joined(separator: " ") + " swift end",
+                archived: false))
+        let pattern = try #require(SearchPattern.all("swift"))
+        let excerpt = SQL.snippet(pattern, in: "notes_fts", of: "notes", column: 1, before: "[", after: "]", tokens: 4)
+        let marked = SQL.highlight(pattern, in: "notes_fts", of: "notes", column: 0, before: "<", after: ">")
+        let request = Note.all().filter("archived = \(false)").matching(pattern, in: "notes_fts")
+            .select("id, \(excerpt) AS excerpt, \(marked) AS marked")
+        let hits = try conn.fetchAll(Hit.self, request)
+        #expect(hits.map(\.id) == [2, 1, 5, 6])
+        #expect(hits.first == Hit(id: 2, excerpt: "other", marked: "<swift>"))
+        #expect(hits.last == Hit(id: 6, excerpt: "…w39 w40 [swift] end", marked: "long"))
+        #expect(hits[1].excerpt == "[swift] [swift]")
+    }
 }
