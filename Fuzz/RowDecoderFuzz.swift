@@ -123,8 +123,7 @@ nonisolated(unsafe) private let sharedConnection: Connection? = {
     return conn
 }()
 
-/// The libFuzzer entry point: one input builds a table of random values and decodes it every way.
-@_cdecl("LLVMFuzzerTestOneInput")
+/// The harness (run through `fuzzOneInput` in FuzzEntry.swift): one input builds a table of random values and decodes it every way.
 public func rowDecoderFuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     guard let conn = sharedConnection else { return 0 }

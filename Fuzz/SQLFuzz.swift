@@ -53,8 +53,7 @@ private func folded(_ name: String) -> String {
     String(decoding: name.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
 }
 
-/// The libFuzzer entry point: one input names a table, binds values into it and runs raw text.
-@_cdecl("LLVMFuzzerTestOneInput")
+/// The harness (run through `fuzzOneInput` in FuzzEntry.swift): one input names a table, binds values into it and runs raw text.
 public func sqlFuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     guard let conn = try? Connection.inMemory() else { return 0 }

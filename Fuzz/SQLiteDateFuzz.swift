@@ -10,8 +10,7 @@ import Foundation
 /// SQLite's date functions, the reference. Used by one thread: libFuzzer calls the target serially.
 nonisolated(unsafe) private let reference = try? Connection.inMemory()
 
-/// The libFuzzer entry point: one input is the text to parse.
-@_cdecl("LLVMFuzzerTestOneInput")
+/// The harness (run through `fuzzOneInput` in FuzzEntry.swift): one input is the text to parse.
 public func sqliteDateFuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: size > 0 ? data : nil, count: size > 0 ? size : 0)
     let parsed = SQLiteDate.date(fromUTF8: bytes)

@@ -94,9 +94,7 @@ extension Connection {
             try encoder.encodeRow(record)
             let row = encoder.row
             let plan = try state.updatePlan(for: row)
-            try runUpdate(
-                state: state, row: row, columns: plan.columns, keySlots: plan.keySlots, sql: plan.sql,
-                parameters: plan.parameters)
+            try runUpdate(state: state, row: row, keySlots: plan.keySlots, sql: plan.sql, parameters: plan.parameters)
         }
     }
 
@@ -120,24 +118,24 @@ extension Connection {
             let wanted = row.columns.map { column in names.contains { $0.equalsIdentifier(column) } }
             let slots = zip(row.presentSlots(excluding: state.primaryKey), wanted).map { $0 && $1 }
             let sql = slots.contains(true) ? state.update(row: row, columns: slots) : nil
+            let keySlots = try state.keySlots(in: row)
             try runUpdate(
-                state: state, row: row, columns: slots, keySlots: try state.keySlots(in: row), sql: sql,
-                parameters: nil)
+                state: state, row: row, keySlots: keySlots, sql: sql,
+                parameters: SlotParameters(columns: slots, keySlots: keySlots))
         }
     }
 
-    /// Runs `sql`, the UPDATE setting the slots of `row` marked in `columns` by its primary key, whose
-    /// columns are the slots `keySlots` (or, when nil, looks the row up: there is nothing to set);
-    /// throws ``RecordError/notFound(table:key:)`` when no row has the key. `parameters`, when given,
-    /// places every slot of `sql` (``RecordTypeState/UpdatePlan``).
+    /// Runs `sql`, the UPDATE of `row` by its primary key, whose columns are the slots `keySlots` (or,
+    /// when nil, looks the row up: there is nothing to set); throws ``RecordError/notFound(table:key:)``
+    /// when no row has the key. `parameters` places every slot `sql` binds, the key columns last; with
+    /// no column to set, they are the key's alone, as the look-up binds them.
     @inline(__always)
     private func runUpdate(
-        state: RecordTypeState, row: EncodedRow, columns: [Bool], keySlots: [Int], sql: String?,
-        parameters: SlotParameters?
+        state: RecordTypeState, row: EncodedRow, keySlots: [Int], sql: String?, parameters: SlotParameters
     ) throws {
         guard let sql else {
             let found = try withStatement(state.existsByKey) { statement -> Bool in
-                try bindKey(of: row, slots: keySlots, to: statement, startingAt: 1)
+                try row.bind(to: statement, parameters: parameters)
                 return try statement.step() && statement.int64(at: 0) == 1
             }
             if !found {
@@ -147,12 +145,7 @@ extension Connection {
             return
         }
         let changed = try withStatement(sql) { statement in
-            if let parameters {
-                try row.bind(to: statement, parameters: parameters)
-            } else {
-                let next = try row.bind(to: statement, slots: columns, startingAt: 1)
-                try bindKey(of: row, slots: keySlots, to: statement, startingAt: next)
-            }
+            try row.bind(to: statement, parameters: parameters)
             do {
                 try statement.run()
             } catch let error as SQLiteError {
@@ -163,18 +156,6 @@ extension Connection {
         if changed == 0 {
             throw RecordError.notFound(
                 table: state.tableName, key: state.keyDescription(state.values(in: row, slots: keySlots)))
-        }
-    }
-
-    /// Binds the key values of `row`, in the slots `keySlots`, to consecutive parameters from `first`.
-    @inline(__always)
-    private func bindKey(of row: EncodedRow, slots keySlots: [Int], to statement: Statement, startingAt first: Int32)
-        throws
-    {
-        var index = first
-        for slot in keySlots {
-            try statement.bindFast(row.value(at: slot), at: index)
-            index += 1
         }
     }
 

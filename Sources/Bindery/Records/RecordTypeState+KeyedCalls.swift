@@ -10,18 +10,16 @@ extension RecordTypeState {
     final class UpdatePlan {
         /// Which slots the row had (``EncodedRow/present``).
         let present: [Bool]
-        /// The slots the update sets: every one present that is not a key column.
-        let columns: [Bool]
         /// The UPDATE, or nil when there is no column to set (the update only has to find the row).
         let sql: String?
         /// The slots of the key columns, in key order.
         let keySlots: [Int]
-        /// The parameter of each slot in `sql`: the columns set, then the key columns.
+        /// The parameter of each slot in `sql`: the columns set (every slot present that is not a key
+        /// column), then the key columns.
         let parameters: SlotParameters
 
         init(present: [Bool], columns: [Bool], sql: String?, keySlots: [Int]) {
             self.present = present
-            self.columns = columns
             self.sql = sql
             self.keySlots = keySlots
             self.parameters = SlotParameters(columns: columns, keySlots: keySlots)
