@@ -2,13 +2,13 @@ import Foundation
 
 /// FTS5 search tables over the columns of a table, kept in step with it by triggers.
 extension Connection {
-    /// Creates the FTS5 table `name` that indexes `columns` of `table`, fills it from the rows
-    /// already there, and creates the triggers that keep it in step on every insert, update and
-    /// delete (upserts included): `name_ai`, `name_ad` and `name_au`.
+    /// Creates the FTS5 table `name` that indexes `columns` of `table` and fills it from the rows
+    /// already there; with `keptInStep`, creates the triggers that keep it in step on every insert,
+    /// update, delete and upsert of the table, `INSERT OR REPLACE` and `UPDATE OR REPLACE` included.
     ///
     /// The search table's rowid is `table`'s rowid (its `INTEGER PRIMARY KEY`), which a query joins
     /// on. `weights` (one per column, 1 when missing) are stored in the search table as its `rank`,
-    /// so that `ORDER BY rank` sorts by `bm25` with them.
+    /// so that ``QueryRequest/matching(_:in:ranked:)`` sorts by `bm25` with them.
     ///
     /// ```swift
     /// try conn.create(
@@ -17,37 +17,40 @@ extension Connection {
     /// ```
     ///
     /// The triggers write to an FTS5 table, which SQLite allows only on a connection that trusts its
-    /// schema: open the connection (or the ``Database``) with
-    /// ``Connection/Options/trustsSchema`` set, or this throws ``SQLiteError/Code/misuse``.
+    /// schema: every connection that writes `table` must be opened with
+    /// ``Connection/Options/trustsSchema`` (or ``Database/Options-swift.struct/trustsSchema``), and
+    /// this throws ``SearchTableError/untrustedSchema(searchTable:)`` on one that is not. Reading and
+    /// searching need no trust. With `keptInStep: false` there are no triggers: the app writes the
+    /// search table itself (`INSERT INTO notes_fts(rowid, title, body) VALUES (…)`, and for a
+    /// deleted or changed row FTS5's `'delete'` command with the old values) or calls
+    /// ``rebuild(searchTable:)``, on any connection.
     ///
-    /// - Throws: ``SQLiteError`` when a weight is not finite or names no indexed column, or when
-    ///   SQLite refuses a statement (a missing table or column, a name FTS5 reserves such as `rank`).
+    /// `INSERT OR REPLACE` deletes the rows in its way without firing delete triggers (unless
+    /// `PRAGMA recursive_triggers` is on), so the triggers note, before each insert or update, the
+    /// rows that conflict with it on the rowid or on a UNIQUE constraint of `table` as it is now, in
+    /// the table `name_replaced`, and take those that the write deleted out of the index after it. A
+    /// UNIQUE index added to `table` later is not covered: re-create the search table then.
+    ///
+    /// - Throws: ``SearchTableError`` for an untrusted connection, no column or a bad weight;
+    ///   ``SQLiteError`` when SQLite refuses a statement (a missing table or column, a name FTS5
+    ///   reserves such as `rank`).
     public func create(
         searchTable name: String, on table: String, columns: [String], tokenizer: SearchTokenizer = .unicode61(),
-        content: SearchContent = .external, weights: [String: Double] = [:]
+        content: SearchContent = .external, weights: [String: Double] = [:], keptInStep: Bool = true
     ) throws {
-        guard options.trustsSchema else {
-            throw SQLiteError(
-                code: .misuse,
-                message: "search table '\(name)' is kept in step by triggers that write to an FTS5 table, which "
-                    + "SQLite runs only on a connection that trusts its schema: open it with trustsSchema: true")
-        }
-        guard !columns.isEmpty else {
-            throw SQLiteError(code: .misuse, message: "search table '\(name)' needs at least one column")
-        }
-        for (column, weight) in weights {
+        guard !keptInStep || options.trustsSchema else { throw SearchTableError.untrustedSchema(searchTable: name) }
+        guard !columns.isEmpty else { throw SearchTableError.noColumns(searchTable: name) }
+        for (column, weight) in weights.sorted(by: { $0.key < $1.key }) {
             guard columns.contains(column) else {
-                throw SQLiteError(
-                    code: .misuse, message: "weight for '\(column)', which search table '\(name)' does not index")
+                throw SearchTableError.weightForUnindexedColumn(searchTable: name, column: column)
             }
             guard weight.isFinite else {
-                throw SQLiteError(code: .misuse, message: "weight \(weight) for column '\(column)' is not finite")
+                throw SearchTableError.invalidWeight(searchTable: name, column: column, weight: weight)
             }
         }
         let fts = SQL.quote(identifier: name)
         let source = SQL.quote(identifier: table)
-        let quotedColumns = columns.map(SQL.quote(identifier:))
-        let columnList = quotedColumns.joined(separator: ", ")
+        let columnList = columns.map(SQL.quote(identifier:)).joined(separator: ", ")
         let contentOption: String
         switch content {
         case .external: contentOption = "content = \(Self.ftsString(table))"
@@ -57,23 +60,30 @@ extension Connection {
             try conn.runSchema(
                 "CREATE VIRTUAL TABLE \(fts) USING fts5(\(columnList), \(contentOption), "
                     + "tokenize = \(Self.ftsString(tokenizer.option)))")
-            let newValues = quotedColumns.map { "new." + $0 }.joined(separator: ", ")
-            let oldValues = quotedColumns.map { "old." + $0 }.joined(separator: ", ")
-            let insert = "INSERT INTO \(fts)(rowid, \(columnList)) VALUES (new.rowid, \(newValues));"
-            let delete = "INSERT INTO \(fts)(\(fts), rowid, \(columnList)) VALUES ('delete', old.rowid, \(oldValues));"
-            try conn.runSchema(
-                "CREATE TRIGGER \(SQL.quote(identifier: name + "_ai")) AFTER INSERT ON \(source) BEGIN \(insert) END")
-            try conn.runSchema(
-                "CREATE TRIGGER \(SQL.quote(identifier: name + "_ad")) AFTER DELETE ON \(source) BEGIN \(delete) END")
-            try conn.runSchema(
-                "CREATE TRIGGER \(SQL.quote(identifier: name + "_au")) AFTER UPDATE ON \(source) BEGIN \(delete) \(insert) END"
-            )
-            try conn.runSchema(
-                "INSERT INTO \(fts)(rowid, \(columnList)) SELECT rowid, \(columnList) FROM \(source)")
+            if keptInStep {
+                let triggers = SearchTriggers(
+                    name: name, table: table, columns: columns, uniqueKeys: try conn.uniqueKeys(of: table))
+                for statement in triggers.statements {
+                    try conn.runSchema(statement)
+                }
+            }
+            try conn.runSchema("INSERT INTO \(fts)(rowid, \(columnList)) SELECT rowid, \(columnList) FROM \(source)")
             if !weights.isEmpty {
                 let rank = "bm25(" + columns.map { String(weights[$0] ?? 1) }.joined(separator: ", ") + ")"
                 try conn.execute("INSERT INTO \(fts)(\(fts), rank) VALUES ('rank', ?)", arguments: [.text(rank)])
             }
+        }
+    }
+
+    /// Drops the search table `name`, with the triggers and the table of replaced rows that
+    /// ``create(searchTable:on:columns:tokenizer:content:weights:keptInStep:)`` made for it; the table
+    /// it indexes is left as it is.
+    public func drop(searchTable name: String) throws {
+        try transaction { conn in
+            for statement in SearchTriggers.dropStatements(name: name) {
+                try conn.runSchema(statement)
+            }
+            try conn.runSchema("DROP TABLE \(SQL.quote(identifier: name))")
         }
     }
 
@@ -103,6 +113,30 @@ extension Connection {
     private func command(_ command: String, searchTable name: String) throws {
         let fts = SQL.quote(identifier: name)
         try execute("INSERT INTO \(fts)(\(fts)) VALUES (?)", arguments: [.text(command)])
+    }
+
+    /// The columns of each UNIQUE constraint or index of `table` (its primary key included when it
+    /// is not the rowid), with the collation each compares with; partial indexes and indexes on
+    /// expressions are left out (the first may not apply, the second cannot be compared to a row).
+    func uniqueKeys(of table: String) throws -> [[(column: String, collation: String)]] {
+        let source = SQL.quote(identifier: table)
+        var keys: [[(column: String, collation: String)]] = []
+        for index in try rows("PRAGMA index_list(\(source))", arguments: []) {
+            guard try index["unique"] as Int64 == 1, try index["partial"] as Int64 == 0 else { continue }
+            let indexName: String = try index["name"]
+            var key: [(column: String, collation: String)] = []
+            var usable = true
+            for part in try rows("PRAGMA index_xinfo(\(SQL.quote(identifier: indexName)))", arguments: []) {
+                guard try part["key"] as Int64 == 1 else { continue }
+                guard let column: String = try part["name"] else {
+                    usable = false
+                    break
+                }
+                key.append((column, try part["coll"]))
+            }
+            if usable, !key.isEmpty { keys.append(key) }
+        }
+        return keys
     }
 
     /// An FTS5 option value: single quotes around `text`, each single quote in it doubled.

@@ -1,9 +1,10 @@
 /// Full-text search in requests: the rows a search table matches, best first.
 extension QueryRequest {
     /// Only the rows whose entry in the search table `searchTable` (see
-    /// ``Connection/create(searchTable:on:columns:tokenizer:content:weights:)``) matches `pattern`;
-    /// with `ranked`, sorted best first by the search table's rank (`bm25` with its column weights),
-    /// before any ordering given earlier. Other filters, limits and offsets combine as usual.
+    /// ``Connection/create(searchTable:on:columns:tokenizer:content:weights:keptInStep:)``) matches
+    /// `pattern`; with `ranked`, sorted best first by the search table's rank (`bm25` with its column
+    /// weights), before any ordering given earlier. Other filters, associations, limits and offsets
+    /// combine as usual; a second pattern for the same search table must match too.
     ///
     /// ```swift
     /// guard let pattern = SearchPattern.all(typedText) else { return [] }
@@ -11,15 +12,27 @@ extension QueryRequest {
     ///     Note.all().filter("archived = \(false)").matching(pattern, in: "notes_fts").limit(20))
     /// ```
     ///
-    /// The pattern is bound, never spliced; a raw pattern FTS5 cannot parse throws ``SQLiteError``
-    /// when the request runs.
+    /// The request joins the search table's matches as `JOIN (SELECT rowid, rank, notes_fts FROM
+    /// notes_fts WHERE notes_fts MATCH ?) AS notes_fts`: only `"notes_fts".rank` and the search table
+    /// itself (for ``SQL/snippet(in:column:before:after:ellipsis:tokens:)``,
+    /// ``SQL/highlight(in:column:before:after:)`` or `bm25(notes_fts, …)`) are visible, so the table's
+    /// column names stay unambiguous. The pattern is bound, never spliced; a raw pattern FTS5 cannot
+    /// parse throws ``SQLiteError`` when the request runs.
     public func matching(_ pattern: SearchPattern, in searchTable: String, ranked: Bool = true) -> QueryRequest {
         let fts = SQL.quote(identifier: searchTable)
-        let rowid = SQL.quote(identifier: Base.tableName) + ".rowid"
-        var request = filter("\(raw: rowid) IN (SELECT rowid FROM \(raw: fts) WHERE \(raw: fts) MATCH \(pattern))")
-        if ranked {
-            let rank: SQL =
-                "(SELECT rank FROM \(raw: fts) WHERE \(raw: fts) MATCH \(pattern) AND rowid = \(raw: rowid))"
+        let match: SQL = "\(raw: fts) MATCH \(pattern)"
+        var request = self
+        if let index = request.sourceJoins.firstIndex(where: { $0.alias == fts }) {
+            request.sourceJoins[index].conditions.append(match)
+        } else {
+            let rowid = SQL.quote(identifier: "bindery.rowid")
+            request.sourceJoins.append(
+                SourceJoin(
+                    alias: fts, columns: "rowid AS \(rowid), rank, \(fts)", source: fts, conditions: [match],
+                    joinCondition: "\(fts).\(rowid) = \(SQL.quote(identifier: Base.tableName)).rowid"))
+        }
+        let rank = SQL(text: fts + ".rank")
+        if ranked, !request.orderings.contains(where: { $0.text == rank.text }) {
             request.orderings.insert(rank, at: 0)
         }
         return request
