@@ -191,6 +191,20 @@ import Testing
             .filter("\(AuthoredNote.author.column("name")) = \("Ana")").matching(swift, in: "notes_fts")
         #expect(try conn.fetchAll(byAna) == [first])
 
+        struct Excerpt: Decodable, Equatable {
+            var id: Int64
+            var excerpt: String?
+        }
+        let excerpts = try conn.fetchAll(
+            Excerpt.self,
+            AuthoredNote.all().matching(swift, in: "notes_fts").joining(optional: AuthoredNote.author)
+                .select("authored_notes.id, \(SQL.snippet(in: "notes_fts", before: "[", after: "]")) AS excerpt"))
+        #expect(
+            excerpts == [
+                Excerpt(id: second.id ?? 0, excerpt: "[swift] [swift] [swift]"),
+                Excerpt(id: first.id ?? 0, excerpt: "[swift] and sqlite"),
+            ])
+
         let anaPattern = try #require(SearchPattern.prefix("an"))
         let authors = try conn.fetchAll(
             AuthorWithNotes.self, Author.all().matching(anaPattern, in: "authors_fts").including(all: Author.notes))
