@@ -140,6 +140,18 @@ import Testing
         #expect(try Self.ids("hello", in: conn, table: "fts \"x'") == [1, 2])
     }
 
+    @Test func dropRemovesTheSearchTableAndItsTriggers() throws {
+        let conn = try Self.connection()
+        try conn.drop(searchTable: "notes_fts")
+        let left = try conn.rows(
+            "SELECT name FROM sqlite_master WHERE name LIKE 'notes_fts%' OR type = 'trigger'", arguments: [])
+        #expect(left.isEmpty)
+        try conn.insert(Note(id: nil, title: "After", body: "the drop"))
+        try conn.create(searchTable: "notes_fts", on: "notes", columns: ["body"])
+        #expect(try Self.ids("drop", in: conn) == [2])
+        #expect(throws: SQLiteError.self) { try conn.drop(searchTable: "missing_fts") }
+    }
+
     @Test func badDeclarationsThrowNamingTheCulprit() throws {
         let conn = try Connection(path: ":memory:", options: Self.trusting)
         try conn.createTable(for: Note.self)
