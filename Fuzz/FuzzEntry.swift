@@ -10,6 +10,7 @@ typealias FuzzHarness = @Sendable (UnsafePointer<UInt8>?, Int) -> CInt
 /// The harnesses by the names scripts/fuzz gives them.
 let fuzzHarnesses: [String: FuzzHarness] = [
     "row-decoder": rowDecoderFuzz,
+    "search-pattern": searchPatternFuzz,
     "sql": sqlFuzz,
     "sqlite-date": sqliteDateFuzz,
 ]

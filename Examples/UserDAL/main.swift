@@ -2,7 +2,8 @@ import Bindery
 import Foundation
 
 // user-dal: a generic data-access type (DataAccess.swift) used on a `User` record; each helper runs
-// once and prints its result. The database is in memory, so every run prints the same thing.
+// once and prints its result, then a full-text search of the users from typed text. The database is
+// in memory, so every run prints the same thing.
 
 /// A user of some service, one row of the `users` table.
 struct User: Record {
@@ -13,16 +14,43 @@ struct User: Record {
     var email: String
     var age: Int
     var joinedAt: Date
+    var bio: String
 }
 
-let db = try Database.inMemory()
-try await db.createTable(for: User.self)
+/// A search hit: the user's name and the words of the bio around what matched.
+struct Found: Decodable, Sendable {
+    var name: String
+    var excerpt: String?
+}
+
+// The search table's triggers write to an FTS5 table, which SQLite runs only on connections that
+// trust the schema: fine for a database this program creates itself.
+let db = try Database.inMemory(options: .init(trustsSchema: true))
+var migrator = Migrator()
+migrator.register("create users") { conn in
+    try conn.execute(
+        script: """
+            CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL UNIQUE,
+                               age INTEGER NOT NULL, joinedAt TEXT NOT NULL, bio TEXT NOT NULL)
+            """)
+}
+migrator.register("search users") { conn in
+    try conn.create(
+        searchTable: "users_fts", on: "users", columns: ["name", "bio"], tokenizer: .unicode61(removeDiacritics: true),
+        weights: ["name": 5])
+}
+try await migrator.migrate(db)
 let users = DataAccess<User>(db: db)
 
 let joined = Date(timeIntervalSince1970: 1_700_000_000)  // 2023-11-14 22:13:20 UTC
-for (name, age) in [("Ana", 31), ("Bo", 25), ("Chidi", 40), ("Dana", 25), ("Eli", 58)] {
+let people = [
+    ("Ana", 31, "Writes Swift servers backed by SQLite."), ("Bo", 25, "Designs posters; café regular."),
+    ("Chidi", 40, "Teaches ethics at the café; reads SQL manuals."), ("Dana", 25, "Swift and Kotlin on phones."),
+    ("Eli", 58, "Retired sailor; SQLite for the logbook."),
+]
+for (name, age, bio) in people {
     let id = try await users.insert(
-        User(id: nil, name: name, email: "\(name.lowercased())@example.org", age: age, joinedAt: joined))
+        User(id: nil, name: name, email: "\(name.lowercased())@example.org", age: age, joinedAt: joined, bio: bio))
     print("insert \(name) -> id \(id)")
 }
 
@@ -55,7 +83,7 @@ if var chidi = try await users.find(id: 3) {
     print("update(#3) -> \(describe(try await users.find(id: 3)))")
 }
 do {
-    try await users.update(User(id: 99, name: "Nobody", email: "", age: 0, joinedAt: joined))
+    try await users.update(User(id: 99, name: "Nobody", email: "", age: 0, joinedAt: joined, bio: ""))
 } catch let error as RecordError {
     print("update(#99) -> \(error)")
 }
@@ -64,4 +92,18 @@ print("delete(id: 2) -> \(try await users.delete(id: 2))")
 print("delete(id: 2) again -> \(try await users.delete(id: 2))")
 print("delete(age > 50) -> \(try await users.delete(where: "age > \(50)")) row(s)")
 print("remaining -> \(try await users.all(orderBy: "id").map(\.name))")
+
+// Full-text search: what someone typed into a search box, quotes and all, becomes a pattern that
+// cannot break the query; the best matches come first, with the words around them.
+for typed in ["sql \"swift", "CAFE", "((", "kotlin"] {
+    guard let pattern = SearchPattern.prefix(typed) else {
+        print("search(\(typed)) -> no words to search for")
+        continue
+    }
+    let excerpt = SQL.snippet(in: "users_fts", column: 1, before: "[", after: "]", tokens: 6)
+    let found = try await db.fetchAll(
+        Found.self, User.all().matching(pattern, in: "users_fts").limit(10).select("name, \(excerpt) AS excerpt"))
+    let lines = found.map { "\($0.name): \($0.excerpt ?? "")" }
+    print("search(\(typed)) -> \(lines.isEmpty ? "nothing" : lines.joined(separator: " | "))")
+}
 try await db.close()

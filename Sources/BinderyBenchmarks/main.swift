@@ -59,6 +59,7 @@ do {
     try NorthwindRebuild.run(benchmark, path: path)
     try IntegerRecords.run(benchmark)
     try RecordCalls.run(benchmark)
+    try FullTextSearch.run(benchmark)
     try runAndWait { try await ConcurrentReads.run(benchmark) }
 } catch {
     print("bindery-bench failed: \(error)")

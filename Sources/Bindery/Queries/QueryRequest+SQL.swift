@@ -45,10 +45,11 @@ extension QueryRequest {
     }
 
     /// Whether the request's rows are the rows of its table matching its filters, one each: no
-    /// grouping, distinct, limit or join that could change which or how many.
+    /// grouping, distinct, limit or join that could change which or how many, and no joined subquery
+    /// that its conditions may name.
     var selectsPlainRows: Bool {
         groupings.isEmpty && havingConditions.isEmpty && !isDistinct && limitCount == nil && offsetCount == nil
-            && annotations.isEmpty && !associations.contains(where: \.isJoined)
+            && annotations.isEmpty && !associations.contains(where: \.isJoined) && sourceJoins.isEmpty
     }
 
     /// `SELECT count(*)` of the request's rows.
@@ -109,6 +110,9 @@ extension QueryRequest {
     /// ` FROM "table" JOIN … WHERE … GROUP BY … HAVING … ORDER BY … LIMIT …`.
     private func body(_ resolve: KeyResolver?, ordered: Bool) throws -> SQL {
         var sql = SQL(text: " FROM " + baseTable)
+        for source in sourceJoins {
+            sql += source.clause
+        }
         for part in associations where part.isJoined {
             sql += try join(part, resolve)
         }

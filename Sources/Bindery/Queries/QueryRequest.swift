@@ -31,6 +31,8 @@ public struct QueryRequest<Base: Record>: Sendable, CustomStringConvertible, Cus
     var associations: [AssociationPart] = []
     /// The aggregates of associated rows selected after the selection, in the order given.
     var annotations: [AnnotationPart] = []
+    /// The filtered subqueries joined to the table (a search table's matches), in the order given.
+    var sourceJoins: [SourceJoin] = []
 
     /// A request for every row of `Base`'s table; see ``Record/all()``.
     init() {}

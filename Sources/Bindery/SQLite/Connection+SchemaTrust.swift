@@ -26,11 +26,18 @@ extension Connection {
         }
     }
 
-    /// `error`, or when it is SQLite refusing a function called by the schema ("unsafe use of …"),
-    /// the same error saying why and what to do.
+    /// `error`, or when it is SQLite refusing a function or a virtual table used by the schema
+    /// ("unsafe use of …"), the same error saying why and what to do.
     func explainingUntrustedSchema(_ error: SQLiteError) -> SQLiteError {
         guard !options.trustsSchema, error.code == .error, error.message.hasPrefix("unsafe use of ") else {
             return error
+        }
+        if error.message.hasPrefix("unsafe use of virtual table") {
+            return error.explained(
+                "a trigger or view of the schema uses a virtual table, as the triggers that keep a search table "
+                    + "in step do, which SQLite allows only on a connection that trusts its schema, and Bindery "
+                    + "does not trust the schema of a file by default; open the database with trustsSchema: true "
+                    + "if you trust its schema")
         }
         return error.explained(
             "a view, trigger, CHECK constraint, index or generated column of the schema calls a function that is "

@@ -1,0 +1,146 @@
+import Foundation
+
+/// FTS5 search tables over the columns of a table, kept in step with it by triggers.
+extension Connection {
+    /// Creates the FTS5 table `name` that indexes `columns` of `table` and fills it from the rows
+    /// already there; with `keptInStep`, creates the triggers that keep it in step on every insert,
+    /// update, delete and upsert of the table, `INSERT OR REPLACE` and `UPDATE OR REPLACE` included.
+    ///
+    /// The search table's rowid is `table`'s rowid (its `INTEGER PRIMARY KEY`), which a query joins
+    /// on. `weights` (one per column, 1 when missing) are stored in the search table as its `rank`,
+    /// so that ``QueryRequest/matching(_:in:ranked:)`` sorts by `bm25` with them.
+    ///
+    /// ```swift
+    /// try conn.create(
+    ///     searchTable: "notes_fts", on: "notes", columns: ["title", "body"],
+    ///     tokenizer: .unicode61(removeDiacritics: true), weights: ["title": 10])
+    /// ```
+    ///
+    /// The triggers write to an FTS5 table, which SQLite allows only on a connection that trusts its
+    /// schema: every connection that writes `table` must be opened with
+    /// ``Connection/Options/trustsSchema`` (or ``Database/Options-swift.struct/trustsSchema``), and
+    /// this throws ``SearchTableError/untrustedSchema(searchTable:)`` on one that is not. Reading and
+    /// searching need no trust. With `keptInStep: false` there are no triggers: the app writes the
+    /// search table itself (`INSERT INTO notes_fts(rowid, title, body) VALUES (…)`, and for a
+    /// deleted or changed row FTS5's `'delete'` command with the old values) or calls
+    /// ``rebuild(searchTable:)``, on any connection.
+    ///
+    /// `INSERT OR REPLACE` deletes the rows in its way without firing delete triggers (unless
+    /// `PRAGMA recursive_triggers` is on), so the triggers note, before each insert or update, the
+    /// rows that conflict with it on the rowid or on a UNIQUE constraint of `table` as it is now, in
+    /// the table `name_replaced`, and take those that the write deleted out of the index after it. A
+    /// UNIQUE index added to `table` later is not covered: re-create the search table then.
+    ///
+    /// - Throws: ``SearchTableError`` for an untrusted connection, no column or a bad weight;
+    ///   ``SQLiteError`` when SQLite refuses a statement (a missing table or column, a name FTS5
+    ///   reserves such as `rank`).
+    public func create(
+        searchTable name: String, on table: String, columns: [String], tokenizer: SearchTokenizer = .unicode61(),
+        content: SearchContent = .external, weights: [String: Double] = [:], keptInStep: Bool = true
+    ) throws {
+        guard !keptInStep || options.trustsSchema else { throw SearchTableError.untrustedSchema(searchTable: name) }
+        guard !columns.isEmpty else { throw SearchTableError.noColumns(searchTable: name) }
+        for (column, weight) in weights.sorted(by: { $0.key < $1.key }) {
+            guard columns.contains(column) else {
+                throw SearchTableError.weightForUnindexedColumn(searchTable: name, column: column)
+            }
+            guard weight.isFinite else {
+                throw SearchTableError.invalidWeight(searchTable: name, column: column, weight: weight)
+            }
+        }
+        let fts = SQL.quote(identifier: name)
+        let source = SQL.quote(identifier: table)
+        let columnList = columns.map(SQL.quote(identifier:)).joined(separator: ", ")
+        let contentOption: String
+        switch content {
+        case .external: contentOption = "content = \(Self.ftsString(table))"
+        case .contentless: contentOption = "content = ''"
+        }
+        try transaction { conn in
+            try conn.runSchema(
+                "CREATE VIRTUAL TABLE \(fts) USING fts5(\(columnList), \(contentOption), "
+                    + "tokenize = \(Self.ftsString(tokenizer.option)))")
+            if keptInStep {
+                let triggers = SearchTriggers(
+                    name: name, table: table, columns: columns, uniqueKeys: try conn.uniqueKeys(of: table))
+                for statement in triggers.statements {
+                    try conn.runSchema(statement)
+                }
+            }
+            try conn.runSchema("INSERT INTO \(fts)(rowid, \(columnList)) SELECT rowid, \(columnList) FROM \(source)")
+            if !weights.isEmpty {
+                let rank = "bm25(" + columns.map { String(weights[$0] ?? 1) }.joined(separator: ", ") + ")"
+                try conn.execute("INSERT INTO \(fts)(\(fts), rank) VALUES ('rank', ?)", arguments: [.text(rank)])
+            }
+        }
+    }
+
+    /// Drops the search table `name`, with the triggers and the table of replaced rows that
+    /// ``create(searchTable:on:columns:tokenizer:content:weights:keptInStep:)`` made for it; the table
+    /// it indexes is left as it is.
+    public func drop(searchTable name: String) throws {
+        try transaction { conn in
+            for statement in SearchTriggers.dropStatements(name: name) {
+                try conn.runSchema(statement)
+            }
+            try conn.runSchema("DROP TABLE \(SQL.quote(identifier: name))")
+        }
+    }
+
+    /// Re-indexes the search table `name` from the table it indexes (FTS5 `rebuild`), after rows
+    /// changed while its triggers were missing, or to recover from ``checkIntegrity(searchTable:)``
+    /// failing. A contentless table cannot be rebuilt: FTS5's error is thrown as ``SQLiteError``.
+    public func rebuild(searchTable name: String) throws {
+        try command("rebuild", searchTable: name)
+    }
+
+    /// Merges the search table's index into one b-tree (FTS5 `optimize`): faster queries and a
+    /// smaller file, at the cost of a write proportional to the index.
+    public func optimize(searchTable name: String) throws {
+        try command("optimize", searchTable: name)
+    }
+
+    /// Checks the search table's index, and for external content that it matches the table it
+    /// indexes (FTS5 `integrity-check`).
+    ///
+    /// - Throws: ``SQLiteError`` with code ``SQLiteError/Code/corrupt`` when the index does not
+    ///   match; ``rebuild(searchTable:)`` repairs it.
+    public func checkIntegrity(searchTable name: String) throws {
+        let fts = SQL.quote(identifier: name)
+        try execute("INSERT INTO \(fts)(\(fts), rank) VALUES ('integrity-check', 1)", arguments: [])
+    }
+
+    private func command(_ command: String, searchTable name: String) throws {
+        let fts = SQL.quote(identifier: name)
+        try execute("INSERT INTO \(fts)(\(fts)) VALUES (?)", arguments: [.text(command)])
+    }
+
+    /// The columns of each UNIQUE constraint or index of `table` (its primary key included when it
+    /// is not the rowid), with the collation each compares with; partial indexes and indexes on
+    /// expressions are left out (the first may not apply, the second cannot be compared to a row).
+    func uniqueKeys(of table: String) throws -> [[(column: String, collation: String)]] {
+        let source = SQL.quote(identifier: table)
+        var keys: [[(column: String, collation: String)]] = []
+        for index in try rows("PRAGMA index_list(\(source))", arguments: []) {
+            guard try index["unique"] as Int64 == 1, try index["partial"] as Int64 == 0 else { continue }
+            let indexName: String = try index["name"]
+            var key: [(column: String, collation: String)] = []
+            var usable = true
+            for part in try rows("PRAGMA index_xinfo(\(SQL.quote(identifier: indexName)))", arguments: []) {
+                guard try part["key"] as Int64 == 1 else { continue }
+                guard let column: String = try part["name"] else {
+                    usable = false
+                    break
+                }
+                key.append((column, try part["coll"]))
+            }
+            if usable, !key.isEmpty { keys.append(key) }
+        }
+        return keys
+    }
+
+    /// An FTS5 option value: single quotes around `text`, each single quote in it doubled.
+    static func ftsString(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}
