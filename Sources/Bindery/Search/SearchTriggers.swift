@@ -3,7 +3,8 @@
 ///
 /// - `name_ad` (after delete): the deleted row out of the index.
 /// - `name_bi`, `name_bu` (before insert, before update): the rows that conflict with the new row on
-///   the rowid or a UNIQUE key, noted in `name_replaced` with their text. A REPLACE deletes them
+///   the rowid or a UNIQUE key, noted in `name_replaced` with their text (`name_bi` runs only when there
+///   is such a row). A REPLACE deletes them
 ///   without firing `name_ad` when `recursive_triggers` is off; an IGNORE keeps them.
 /// - `name_ai`, `name_au` (after insert, after update): the noted rows the write deleted out of the
 ///   index (the one whose rowid the new row took, and those no longer in the table), then the old
@@ -47,12 +48,20 @@ struct SearchTriggers {
         let note =
             "INSERT INTO \(replaced)(k, \(slots.joined(separator: ", "))) SELECT rowid, \(columnList) "
             + "FROM \(source) WHERE (\(conflict))"
-        func trigger(_ suffix: String, _ when: String, _ body: String) -> String {
-            "CREATE TRIGGER \(SQL.quote(identifier: name + "_" + suffix)) \(when) ON \(source) BEGIN \(body) END"
+        func trigger(_ suffix: String, _ when: String, _ body: String, onlyIf condition: String? = nil) -> String {
+            let guardClause = condition.map { " WHEN \($0)" } ?? ""
+            return "CREATE TRIGGER \(SQL.quote(identifier: name + "_" + suffix)) \(when) ON \(source)\(guardClause) "
+                + "BEGIN \(body) END"
         }
+        // The insert's note runs only when a row conflicts (the rare case): rows an ignored write left
+        // noted are harmless to a later insert, which takes out only its own rowid's row and rows gone
+        // from the table. The update's note always runs, to forget them first: a row noted by an
+        // upsert's insert is the row its update changes.
         return [
             "CREATE TABLE \(replaced)(k INTEGER PRIMARY KEY, \(slots.joined(separator: ", ")))",
-            trigger("bi", "BEFORE INSERT", forget + " " + note + ";"),
+            trigger(
+                "bi", "BEFORE INSERT", forget + " " + note + ";",
+                onlyIf: "EXISTS (SELECT 1 FROM \(source) WHERE (\(conflict)))"),
             trigger("ai", "AFTER INSERT", takeOut + " " + forget + " " + insert),
             trigger("bu", "BEFORE UPDATE", forget + " " + note + " AND rowid <> old.rowid;"),
             trigger("au", "AFTER UPDATE", takeOut + " " + forget + " " + delete + " " + insert),
