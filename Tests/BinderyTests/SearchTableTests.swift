@@ -168,4 +168,36 @@ import Testing
         // Nothing of a refused declaration is left behind.
         #expect(try conn.rows("SELECT name FROM sqlite_master WHERE name LIKE 'f%'", arguments: []).isEmpty)
     }
+
+    /// VACUUM renumbers the rowids of a table without an INTEGER PRIMARY KEY, which would leave the
+    /// index pointing at the wrong rows: such a table (or one WITHOUT ROWID) is refused, unless the
+    /// search table is contentless and written by the app.
+    @Test func aTableWithoutAStableRowIDIsRefused() throws {
+        let conn = try Connection(path: ":memory:", options: Self.trusting)
+        try conn.execute(
+            script: """
+                CREATE TABLE plain(title TEXT);
+                CREATE TABLE descending(id INTEGER PRIMARY KEY DESC, title TEXT);
+                CREATE TABLE keyed(code TEXT PRIMARY KEY, title TEXT) WITHOUT ROWID;
+                CREATE TABLE aliased(id INTEGER PRIMARY KEY, title TEXT);
+                """)
+        for table in ["plain", "descending", "keyed"] {
+            for content in [SearchContent.external, .contentless] {
+                #expect(throws: SearchTableError.noStableRowID(searchTable: "f", table: table)) {
+                    try conn.create(searchTable: "f", on: table, columns: ["title"], content: content)
+                }
+            }
+            #expect(throws: SearchTableError.noStableRowID(searchTable: "f", table: table)) {
+                try conn.create(searchTable: "f", on: table, columns: ["title"], keptInStep: false)
+            }
+        }
+        #expect(try conn.rows("SELECT name FROM sqlite_master WHERE name LIKE 'f%'", arguments: []).isEmpty)
+        try conn.create(searchTable: "f", on: "plain", columns: ["title"], content: .contentless, keptInStep: false)
+        try conn.create(searchTable: "g", on: "aliased", columns: ["title"])
+        try conn.execute("INSERT INTO aliased(title) VALUES ('kept'), ('gone'), ('last')")
+        try conn.execute("DELETE FROM aliased WHERE title = 'gone'")
+        try conn.execute(script: "VACUUM")
+        #expect(try Self.ids("last", in: conn, table: "g") == [3])
+        try conn.checkIntegrity(searchTable: "g")
+    }
 }

@@ -6,8 +6,9 @@ extension Connection {
     /// already there; with `keptInStep`, creates the triggers that keep it in step on every insert,
     /// update, delete and upsert of the table, `INSERT OR REPLACE` and `UPDATE OR REPLACE` included.
     ///
-    /// The search table's rowid is `table`'s rowid (its `INTEGER PRIMARY KEY`), which a query joins
-    /// on. `weights` (one per column, 1 when missing) are stored in the search table as its `rank`,
+    /// The search table's rowid is `table`'s rowid, which a query joins on: `table` must have an
+    /// `INTEGER PRIMARY KEY` column (an alias of the rowid, which `VACUUM` keeps), or this throws
+    /// ``SearchTableError/noStableRowID(searchTable:table:)``. `weights` (one per column, 1 when missing) are stored in the search table as its `rank`,
     /// so that ``QueryRequest/matching(_:in:ranked:)`` sorts by `bm25` with them.
     ///
     /// ```swift
@@ -31,7 +32,8 @@ extension Connection {
     /// the table `name_replaced`, and take those that the write deleted out of the index after it. A
     /// UNIQUE index added to `table` later is not covered: re-create the search table then.
     ///
-    /// - Throws: ``SearchTableError`` for an untrusted connection, no column or a bad weight;
+    /// - Throws: ``SearchTableError`` for an untrusted connection, a table without an `INTEGER PRIMARY
+    ///   KEY`, no column or a bad weight;
     ///   ``SQLiteError`` when SQLite refuses a statement (a missing table or column, a name FTS5
     ///   reserves such as `rank`).
     public func create(
@@ -57,6 +59,14 @@ extension Connection {
         case .contentless: contentOption = "content = ''"
         }
         try transaction { conn in
+            // The index points at rows by rowid: only a rowid alias keeps them through VACUUM. A table
+            // not found is left to SQLite's own error below.
+            if content == .external || keptInStep {
+                let profile = try conn.insertProfile(ofTable: table)
+                if !profile.columns.isEmpty, profile.rowidAlias == nil {
+                    throw SearchTableError.noStableRowID(searchTable: name, table: table)
+                }
+            }
             try conn.runSchema(
                 "CREATE VIRTUAL TABLE \(fts) USING fts5(\(columnList), \(contentOption), "
                     + "tokenize = \(Self.ftsString(tokenizer.option)))")

@@ -21,6 +21,10 @@ public enum SearchTableError: Error, Sendable, Hashable, CustomStringConvertible
     case weightForUnindexedColumn(searchTable: String, column: String)
     /// A weight is not a finite number.
     case invalidWeight(searchTable: String, column: String, weight: Double)
+    /// The indexed table has no `INTEGER PRIMARY KEY` column (an alias of its rowid): `VACUUM` may
+    /// renumber the rowids of such a table (and a `WITHOUT ROWID` table has none), which the search
+    /// table would then point at the wrong rows.
+    case noStableRowID(searchTable: String, table: String)
 
     /// A sentence naming the search table, the column and what went wrong.
     public var description: String {
@@ -35,6 +39,11 @@ public enum SearchTableError: Error, Sendable, Hashable, CustomStringConvertible
             return "search table \"\(searchTable)\" has a weight for \"\(column)\", a column it does not index"
         case .invalidWeight(let searchTable, let column, let weight):
             return "search table \"\(searchTable)\" has weight \(weight) for \"\(column)\", which is not finite"
+        case .noStableRowID(let searchTable, let table):
+            return "search table \"\(searchTable)\" would point at the rows of \"\(table)\" by rowid, but \"\(table)\" "
+                + "has no INTEGER PRIMARY KEY column, so VACUUM may renumber its rowids (or it is WITHOUT ROWID): "
+                + "give it an INTEGER PRIMARY KEY column, or create a contentless search table with keptInStep: false "
+                + "and write it yourself"
         }
     }
 }
