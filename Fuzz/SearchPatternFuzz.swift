@@ -11,7 +11,7 @@ import Foundation
 /// The search tables, one per tokenizer, over a few rows of hostile text. Used by one thread:
 /// libFuzzer calls the target serially.
 nonisolated(unsafe) private let searchDatabase: Connection? = {
-    guard let conn = try? Connection(path: ":memory:", options: .init(trustsSchema: true)) else { return nil }
+    guard let conn = try? Connection(path: ":memory:", options: .init(schemaTrust: .trustedSchema)) else { return nil }
     // Not `harden(conn)`: its progress handler interrupts a statement every million steps counted over
     // the statement's lifetime, and the cached search statements here run for the whole session. Only
     // patterns reach this connection, never SQL, on a few short rows.

@@ -25,7 +25,7 @@ struct Found: Decodable, Sendable {
 
 // The search table's triggers write to an FTS5 table, which SQLite runs only on connections that
 // trust the schema: fine for a database this program creates itself.
-let db = try Database.inMemory(options: .init(trustsSchema: true))
+let db = try Database.inMemory(options: .init(schemaTrust: .trustedSchema))
 var migrator = Migrator()
 migrator.register("create users") { conn in
     try conn.execute(

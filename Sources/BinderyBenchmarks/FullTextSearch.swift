@@ -36,7 +36,7 @@ enum FullTextSearch {
             return
         }
         let documents = corpus()
-        let trusting = Connection.Options(trustsSchema: true)
+        let trusting = Connection.Options(schemaTrust: .trustedSchema)
         var failure: Error?
         // The schema both sides insert into: Bindery's search table, as SQLite stores it.
         let setup = try Connection(path: ":memory:", options: trusting)

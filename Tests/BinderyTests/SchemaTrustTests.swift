@@ -138,9 +138,30 @@ import Testing
             #expect(load?.code == .error)
         }
         let trusting = try Connection.inMemory(options: .init(trustsSchema: true))
+        #expect(trusting.options.schemaTrust == .full)
         #expect(setting(SQLITE_DBCONFIG_DEFENSIVE, on: trusting) == 0)
         #expect(setting(SQLITE_DBCONFIG_TRUSTED_SCHEMA, on: trusting) == 1)
         #expect(setting(SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, on: trusting) == 1)
+    }
+
+    /// `.trustedSchema` lifts only `trusted_schema`: defensive mode and the ban on extensions stay.
+    @Test func aTrustedSchemaKeepsTheOtherDefenses() throws {
+        let conn = try Connection.inMemory(options: .init(schemaTrust: .trustedSchema))
+        #expect(setting(SQLITE_DBCONFIG_DEFENSIVE, on: conn) == 1)
+        #expect(setting(SQLITE_DBCONFIG_TRUSTED_SCHEMA, on: conn) == 1)
+        #expect(setting(SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, on: conn) == 0)
+        #expect(!conn.options.trustsSchema)
+        try conn.execute(script: "CREATE VIEW calls AS SELECT 1 AS x")
+        let edit = "UPDATE sqlite_schema SET sql = 'CREATE VIEW calls AS SELECT 7 AS y' WHERE name = 'calls'"
+        let error = thrownSQLiteError { try conn.execute(script: "PRAGMA writable_schema = ON; \(edit)") }
+        #expect(error?.message.contains("may not be modified") == true)
+        // trustsSchema is the shorthand for .full, both ways.
+        var options = Connection.Options(schemaTrust: .trustedSchema)
+        options.trustsSchema = true
+        #expect(options.schemaTrust == .full)
+        options.trustsSchema = false
+        #expect(options.schemaTrust == .untrusted)
+        #expect(Connection.Options(trustsSchema: true, schemaTrust: .trustedSchema).schemaTrust == .full)
     }
 
     @Test func databaseOptionsReachTheWriterAndTheReaders() async throws {
@@ -152,6 +173,15 @@ import Testing
                 #expect(try await db.write { try $0.fetchOne(Int.self, sql: "PRAGMA trusted_schema") } == expected)
                 #expect(try await db.read { try $0.fetchOne(Int.self, sql: "PRAGMA trusted_schema") } == expected)
                 #expect(try await db.read { $0.options.trustsSchema } == trusts)
+                try await db.close()
+            }
+            for trust in SchemaTrust.allCases {
+                let db = try Database(path: path, options: Database.Options(schemaTrust: trust))
+                #expect(try await db.write { $0.options.schemaTrust } == trust)
+                #expect(try await db.read { $0.options.schemaTrust } == trust)
+                let trusted = trust == .untrusted ? 0 : 1
+                #expect(try await db.read { try $0.fetchOne(Int.self, sql: "PRAGMA trusted_schema") } == trusted)
+                try await db.close()
             }
         }
     }

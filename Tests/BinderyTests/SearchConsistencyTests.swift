@@ -30,7 +30,7 @@ import Testing
     ]
 
     static func connection(_ setup: Setup) throws -> Connection {
-        let conn = try Connection(path: ":memory:", options: .init(trustsSchema: true))
+        let conn = try Connection(path: ":memory:", options: .init(schemaTrust: .trustedSchema))
         try conn.execute(
             script: """
                 CREATE TABLE notes(id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, title TEXT NOT NULL,

@@ -15,7 +15,7 @@ import Testing
     }
 
     static func connection() throws -> Connection {
-        let conn = try Connection(path: ":memory:", options: .init(trustsSchema: true))
+        let conn = try Connection(path: ":memory:", options: .init(schemaTrust: .trustedSchema))
         try conn.createTable(for: Note.self)
         try conn.create(searchTable: "notes_fts", on: "notes", columns: ["title", "body"], weights: ["title": 10])
         for (title, body, archived) in [
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func searchResultsAreObserved() async throws {
-        let db = try Database.inMemory(options: .init(trustsSchema: true))
+        let db = try Database.inMemory(options: .init(schemaTrust: .trustedSchema))
         try await db.write { conn in
             try conn.createTable(for: Note.self)
             try conn.create(searchTable: "notes_fts", on: "notes", columns: ["title", "body"])
@@ -162,7 +162,7 @@ import Testing
             var author: Author
             var authoredNotes: [AuthoredNote]
         }
-        let conn = try Connection(path: ":memory:", options: .init(trustsSchema: true))
+        let conn = try Connection(path: ":memory:", options: .init(schemaTrust: .trustedSchema))
         try conn.execute(
             script: """
                 CREATE TABLE authors(id INTEGER PRIMARY KEY, name TEXT NOT NULL);

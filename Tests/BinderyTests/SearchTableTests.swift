@@ -14,7 +14,7 @@ import Testing
         var body: String
     }
 
-    static let trusting = Connection.Options(trustsSchema: true)
+    static let trusting = Connection.Options(schemaTrust: .trustedSchema)
 
     static func connection(
         tokenizer: SearchTokenizer = .unicode61(), content: SearchContent = .external, weights: [String: Double] = [:]

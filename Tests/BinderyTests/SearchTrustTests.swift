@@ -28,7 +28,8 @@ import Testing
             try conn.create(searchTable: "notes_fts", on: "notes", columns: ["title", "body"], content: content)
         }
         #expect(error == .untrustedSchema(searchTable: "notes_fts"))
-        #expect(error.description.contains("\"notes_fts\"") && error.description.contains("trustsSchema: true"))
+        #expect(error.description.contains("\"notes_fts\""))
+        #expect(error.description.contains("schemaTrust: .trustedSchema"))
         // Nothing was created, and the table still takes writes.
         let names = try conn.rows("SELECT name FROM sqlite_master WHERE name LIKE 'notes_fts%'", arguments: [])
         #expect(names.isEmpty)
@@ -80,7 +81,7 @@ import Testing
             #expect(refused?.code == .error)
             #expect(refused?.message.hasPrefix("unsafe use of virtual table \"notes_fts\"") == true)
             #expect(refused?.message.contains("search table") == true)
-            #expect(refused?.message.contains("trustsSchema: true") == true)
+            #expect(refused?.message.contains("schemaTrust: .trustedSchema") == true)
             #expect(try conn.fetchCount(Note.all()) == 1)
             // Reading and searching run no trigger: they need no trust.
             let pattern = try #require(SearchPattern.prefix("sq"))

@@ -36,26 +36,35 @@ extension Database {
         /// literal is on, on every connection. Default `false`: a misspelt `"\(identifier: name)"`
         /// throws "no such column". See ``Connection/Options/acceptsDoubleQuotedStringLiterals``.
         public var acceptsDoubleQuotedStringLiterals: Bool
-        /// Whether the database file and the SQL run on it are trusted, on every connection. Default
-        /// `false`: views and triggers may call only innocuous functions, no SQL can corrupt the schema
-        /// through `PRAGMA writable_schema`, and extensions cannot be loaded. See
+        /// How far every connection trusts the file's schema: ``SchemaTrust/untrusted`` by default;
+        /// ``SchemaTrust/trustedSchema`` for a database with search tables kept in step by triggers.
+        /// See ``Connection/Options/schemaTrust``.
+        public var schemaTrust: SchemaTrust
+        /// Whether the database file and the SQL run on it are fully trusted, on every connection: the
+        /// same as ``schemaTrust`` being ``SchemaTrust/full``. Default `false`: views and triggers may
+        /// call only innocuous functions, no SQL can corrupt the schema through
+        /// `PRAGMA writable_schema`, and extensions cannot be loaded. See
         /// ``Connection/Options/trustsSchema``.
-        public var trustsSchema: Bool
+        public var trustsSchema: Bool {
+            get { schemaTrust == .full }
+            set { schemaTrust = newValue ? .full : .untrusted }
+        }
         /// Who checkpoints the WAL: ``Checkpointing/automatic`` (SQLite and Bindery, the default), or
         /// ``Checkpointing/leftToReplicator``, for a database that Litestream replicates (see
         /// <doc:BeyondOneMachine>).
         public var checkpointing: Checkpointing
 
-        /// Creates options; every parameter has the default described on its property.
+        /// Creates options; every parameter has the default described on its property. `trustsSchema:
+        /// true` sets ``schemaTrust`` to ``SchemaTrust/full`` whatever `schemaTrust` says.
         public init(
             readerCount: Int = 4, busyTimeout: Double = 5, foreignKeys: Bool = true, readOnly: Bool = false,
             journalMode: JournalMode = .wal, coding: CodingOptions = CodingOptions(), templatePath: String? = nil,
             acceptsDoubleQuotedStringLiterals: Bool = false, trustsSchema: Bool = false,
-            checkpointing: Checkpointing = .automatic
+            checkpointing: Checkpointing = .automatic, schemaTrust: SchemaTrust = .untrusted
         ) {
             self.checkpointing = checkpointing
             self.acceptsDoubleQuotedStringLiterals = acceptsDoubleQuotedStringLiterals
-            self.trustsSchema = trustsSchema
+            self.schemaTrust = trustsSchema ? .full : schemaTrust
             self.readerCount = readerCount
             self.busyTimeout = busyTimeout
             self.foreignKeys = foreignKeys
@@ -69,7 +78,7 @@ extension Database {
         func connectionOptions(readOnly: Bool) -> Connection.Options {
             Connection.Options(
                 readOnly: readOnly, busyTimeout: busyTimeout, foreignKeys: foreignKeys,
-                acceptsDoubleQuotedStringLiterals: acceptsDoubleQuotedStringLiterals, trustsSchema: trustsSchema)
+                acceptsDoubleQuotedStringLiterals: acceptsDoubleQuotedStringLiterals, schemaTrust: schemaTrust)
         }
     }
 

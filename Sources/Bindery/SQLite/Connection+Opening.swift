@@ -66,7 +66,7 @@ extension Connection {
             sqlite3_extended_result_codes(db, 1)
             sqlite3_busy_timeout(db, milliseconds(options.busyTimeout))
             try configureDoubleQuotedStrings(db, accept: options.acceptsDoubleQuotedStringLiterals)
-            try configureSchemaTrust(db, trust: options.trustsSchema)
+            try configureSchemaTrust(db, trust: options.schemaTrust)
             // Reading the schema reads the header: a file that is not a database fails now.
             let script = "SELECT count(*) FROM sqlite_schema"
             let code = sqlite3_exec(db, script, nil, nil, nil)

@@ -18,8 +18,8 @@ extension Connection {
     /// ```
     ///
     /// The triggers write to an FTS5 table, which SQLite allows only on a connection that trusts its
-    /// schema: every connection that writes `table` must be opened with
-    /// ``Connection/Options/trustsSchema`` (or ``Database/Options-swift.struct/trustsSchema``), and
+    /// schema: every connection that writes `table` must be opened with ``SchemaTrust/trustedSchema``
+    /// (``Connection/Options/schemaTrust``, ``Database/Options-swift.struct/schemaTrust``), and
     /// this throws ``SearchTableError/untrustedSchema(searchTable:)`` on one that is not. Reading and
     /// searching need no trust. With `keptInStep: false` there are no triggers: the app writes the
     /// search table itself (`INSERT INTO notes_fts(rowid, title, body) VALUES (…)`, and for a
@@ -40,7 +40,9 @@ extension Connection {
         searchTable name: String, on table: String, columns: [String], tokenizer: SearchTokenizer = .unicode61(),
         content: SearchContent = .external, weights: [String: Double] = [:], keptInStep: Bool = true
     ) throws {
-        guard !keptInStep || options.trustsSchema else { throw SearchTableError.untrustedSchema(searchTable: name) }
+        guard !keptInStep || options.schemaTrust.trustsSchemaCode else {
+            throw SearchTableError.untrustedSchema(searchTable: name)
+        }
         guard !columns.isEmpty else { throw SearchTableError.noColumns(searchTable: name) }
         for (column, weight) in weights.sorted(by: { $0.key < $1.key }) {
             guard columns.contains(column) else {

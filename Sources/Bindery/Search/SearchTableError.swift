@@ -7,13 +7,14 @@ import Foundation
 /// do {
 ///     try conn.create(searchTable: "notes_fts", on: "notes", columns: ["title", "body"])
 /// } catch SearchTableError.untrustedSchema(let searchTable) {
-///     print("open the database with trustsSchema: true to keep \(searchTable) in step")
+///     print("open the database with schemaTrust: .trustedSchema to keep \(searchTable) in step")
 /// }
 /// ```
 public enum SearchTableError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The search table is to be kept in step by triggers, which write to an FTS5 table, and SQLite
     /// runs such triggers only on a connection that trusts its schema: without
-    /// ``Connection/Options/trustsSchema`` every later write of the table would fail.
+    /// ``SchemaTrust/trustedSchema`` (``Connection/Options/schemaTrust``) every later write of the
+    /// table would fail.
     case untrustedSchema(searchTable: String)
     /// No column to index was given.
     case noColumns(searchTable: String)
@@ -32,7 +33,7 @@ public enum SearchTableError: Error, Sendable, Hashable, CustomStringConvertible
         case .untrustedSchema(let searchTable):
             return "search table \"\(searchTable)\" would be kept in step by triggers that write to an FTS5 table, "
                 + "which SQLite runs only on a connection that trusts its schema: open the connection or the "
-                + "Database with trustsSchema: true, or create it with keptInStep: false and write it yourself"
+                + "Database with schemaTrust: .trustedSchema, or create it with keptInStep: false and write it yourself"
         case .noColumns(let searchTable):
             return "search table \"\(searchTable)\" needs at least one column to index"
         case .weightForUnindexedColumn(let searchTable, let column):
