@@ -109,7 +109,7 @@ import Testing
             "NEAR", "AND", "OR", "NOT", "and", "a", "b", "swift", "é", "\u{0301}", "\u{200D}", "\u{FE0F}", "😀",
             "👩", "🇫", "日", "ß", "İ", "\u{202E}", "\u{FEFF}", "0", "9", "_", "%", "＂", "title", "body",
         ]
-        var generator = SplitMix64(seed: 0x5EA2C4)
+        var generator = ReliabilityTestSupport.SeededGenerator(state: 0x5EA2C4)
         for _ in 0..<3000 {
             let length = Int(generator.next() % 12)
             var text = ""
@@ -133,18 +133,5 @@ import Testing
                 }
             }
         }
-    }
-}
-
-/// A small deterministic generator, so that a failure is replayed exactly.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

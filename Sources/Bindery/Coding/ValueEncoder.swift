@@ -28,8 +28,16 @@ final class ValueEncoder {
         self.options = options
     }
 
-    /// The stored form of `value`; `codingPath` names the property in errors.
+    /// The stored form of `value`; `codingPath` names the property in errors. The commonest value, an
+    /// `Int` (a key, a count), is converted in the caller, without a call.
+    @inline(__always)
     func encode<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws -> SQLiteValue {
+        if T.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
+        return try encodeAnyType(value, codingPath: codingPath)
+    }
+
+    /// ``encode(_:codingPath:)`` for any type but `Int`.
+    private func encodeAnyType<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws -> SQLiteValue {
         if let special = try encodeSpecial(value, codingPath: codingPath) {
             return special
         }
@@ -69,7 +77,6 @@ final class ValueEncoder {
         // the one cast to, so it only reinterprets a value as its own type.
         if T.self == String.self { return .text(unsafeBitCast(value, to: String.self)) }
         if T.self == SQLiteValue.self { return try checked(unsafeBitCast(value, to: SQLiteValue.self), codingPath) }
-        if T.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
         if T.self == Int64.self { return .integer(unsafeBitCast(value, to: Int64.self)) }
         if T.self == Double.self { return try encode(unsafeBitCast(value, to: Double.self), codingPath: codingPath) }
         if T.self == Bool.self { return .integer(unsafeBitCast(value, to: Bool.self) ? 1 : 0) }

@@ -315,10 +315,6 @@ extension Connection {
             throw RecordError.compositeKey(table: state.tableName, key: state.primaryKey)
         }
         if state.acceptedKeyType == ObjectIdentifier(V.self) {
-            // The usual key, an `Int`, is bound as it is: no trip through the value encoder.
-            if V.self == Int.self {
-                return .integer(Int64(unsafeBitCast(id, to: Int.self)))
-            }
             return try context.values.encode(id, codingPath: [])
         }
         let column = state.keyColumns(of: T.self, options: context.options)?[0]

@@ -15,14 +15,8 @@ extension Connection {
         guard code == SQLITE_OK else {
             throw SQLiteError(code: .misuse, message: "SQLite refused PRAGMA wal_autocheckpoint = 0 (code \(code))")
         }
-        var inForce: Int32 = -1
-        let closing = bindery_db_config_flag(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, &inForce)
-        guard closing == SQLITE_OK, inForce == 1 else {
-            throw SQLiteError(
-                code: .misuse,
-                message: "SQLite \(String(cString: sqlite3_libversion())) cannot turn off its checkpoint on close "
-                    + "(SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, SQLite 3.16 or later)")
-        }
+        try Connection.setConfigFlag(
+            handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, name: "SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE", to: 1, since: "3.16")
     }
 
     /// Whether the checkpoint on close is off (``disableAutomaticCheckpoints()``).

@@ -7,16 +7,8 @@ extension Connection {
     /// SQLite does not confirm the setting (an SQLite older than 3.29).
     static func configureDoubleQuotedStrings(_ db: OpaquePointer, accept: Bool) throws {
         let wanted: Int32 = accept ? 1 : 0
-        for option in [SQLITE_DBCONFIG_DQS_DML, SQLITE_DBCONFIG_DQS_DDL] {
-            var inForce: Int32 = -1
-            let code = bindery_db_config_flag(db, option, wanted, &inForce)
-            guard code == SQLITE_OK, inForce == wanted else {
-                throw SQLiteError(
-                    code: .misuse,
-                    message: "SQLite \(String(cString: sqlite3_libversion())) cannot turn its double-quoted string "
-                        + "literals \(accept ? "on" : "off") (SQLITE_DBCONFIG_DQS_DML/_DDL, SQLite 3.29 or later)")
-            }
-        }
+        try setConfigFlag(db, SQLITE_DBCONFIG_DQS_DML, name: "SQLITE_DBCONFIG_DQS_DML", to: wanted, since: "3.29")
+        try setConfigFlag(db, SQLITE_DBCONFIG_DQS_DDL, name: "SQLITE_DBCONFIG_DQS_DDL", to: wanted, since: "3.29")
     }
 
     /// `error`, or when it is a "no such column" that comes from a double-quoted string in a view or

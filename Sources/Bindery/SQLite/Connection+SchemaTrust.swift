@@ -17,14 +17,7 @@ extension Connection {
             (SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, "SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION", full ? 1 : 0),
         ]
         for setting in settings {
-            var inForce: Int32 = -1
-            let code = bindery_db_config_flag(db, setting.option, setting.value, &inForce)
-            guard code == SQLITE_OK, inForce == setting.value else {
-                throw SQLiteError(
-                    code: .misuse,
-                    message: "SQLite \(String(cString: sqlite3_libversion())) cannot set \(setting.name) to "
-                        + "\(setting.value) (SQLite 3.31 or later is needed)")
-            }
+            try setConfigFlag(db, setting.option, name: setting.name, to: setting.value, since: "3.31")
         }
     }
 

@@ -57,7 +57,7 @@ extension Connection {
         let columnList = columns.map(SQL.quote(identifier:)).joined(separator: ", ")
         let contentOption: String
         switch content {
-        case .external: contentOption = "content = \(Self.ftsString(table))"
+        case .external: contentOption = "content = \(try SQL.literal(.text(table)))"
         case .contentless: contentOption = "content = ''"
         }
         try transaction { conn in
@@ -71,7 +71,7 @@ extension Connection {
             }
             try conn.runSchema(
                 "CREATE VIRTUAL TABLE \(fts) USING fts5(\(columnList), \(contentOption), "
-                    + "tokenize = \(Self.ftsString(tokenizer.option)))")
+                    + "tokenize = \(try SQL.literal(.text(tokenizer.option))))")
             if keptInStep {
                 let triggers = SearchTriggers(
                     name: name, table: table, columns: columns, uniqueKeys: try conn.uniqueKeys(of: table))
@@ -131,14 +131,15 @@ extension Connection {
     /// is not the rowid), with the collation each compares with; partial indexes and indexes on
     /// expressions are left out (the first may not apply, the second cannot be compared to a row).
     func uniqueKeys(of table: String) throws -> [[(column: String, collation: String)]] {
-        let source = SQL.quote(identifier: table)
         var keys: [[(column: String, collation: String)]] = []
-        for index in try rows("PRAGMA index_list(\(source))", arguments: []) {
+        let indexes = "SELECT name, \"unique\", partial FROM pragma_index_list(?)"
+        for index in try rows(indexes, arguments: [.text(table)]) {
             guard try index["unique"] as Int64 == 1, try index["partial"] as Int64 == 0 else { continue }
             let indexName: String = try index["name"]
             var key: [(column: String, collation: String)] = []
             var usable = true
-            for part in try rows("PRAGMA index_xinfo(\(SQL.quote(identifier: indexName)))", arguments: []) {
+            let parts = "SELECT name, key, coll FROM pragma_index_xinfo(?)"
+            for part in try rows(parts, arguments: [.text(indexName)]) {
                 guard try part["key"] as Int64 == 1 else { continue }
                 guard let column: String = try part["name"] else {
                     usable = false
@@ -149,10 +150,5 @@ extension Connection {
             if usable, !key.isEmpty { keys.append(key) }
         }
         return keys
-    }
-
-    /// An FTS5 option value: single quotes around `text`, each single quote in it doubled.
-    static func ftsString(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 }
