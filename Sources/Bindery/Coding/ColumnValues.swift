@@ -57,6 +57,16 @@ struct ColumnValues {
         return firstValue(column)
     }
 
+    /// Finds the row's first value before any is asked for, so that a record's first key takes the fast
+    /// path of ``knownValue(_:)`` too. Only where the spacing holds or is still to be measured: without
+    /// it, each value is asked for one by one anyway.
+    @inline(__always)
+    mutating func loadRow() {
+        if first == nil, count >= 2, stride != 0 {
+            _ = firstValue(0)
+        }
+    }
+
     /// The value of `column` when the row's first value is known and `column` is one of the row's (a
     /// negative look-up result is not); nil otherwise, without asking SQLite: the caller then takes the
     /// path through ``value(_:)``. The fast path of the keyed container, which needs no call here.

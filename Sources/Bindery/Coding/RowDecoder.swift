@@ -144,15 +144,29 @@ final class RowDecoder: Decoder {
 
     /// The decoder attached to `statement` for `T`, or a new one attached in its place; `scoping` says
     /// how nested values find their part of a joined row (nil: any decoder for `T` will do).
+    ///
+    /// The decoder already attached is checked inline, in the caller; a new one is made out of line.
+    @inline(__always)
     static func attached<T>(
         to statement: Statement, options: CodingOptions, for type: T.Type, scoping: RowScoping? = nil
     ) -> RowDecoder {
-        if let decoder = statement.attachment as? RowDecoder, decoder.typeID == ObjectIdentifier(T.self),
+        // RowDecoder is final: comparing the attachment's class is the cast, without the runtime's cast.
+        if let attachment = statement.attachment, Swift.type(of: attachment) == RowDecoder.self,
+            case let decoder = unsafeDowncast(attachment, to: RowDecoder.self),
+            decoder.typeID == ObjectIdentifier(T.self),
             decoder.reprepareCount == statement.reprepareCount, decoder.columnCount == statement.columnCount,
             scoping == nil || decoder.scoping === scoping || decoder.scoping?.sameScopes(as: scoping) == true
         {
             return decoder
         }
+        return attachNew(to: statement, options: options, for: T.self, scoping: scoping)
+    }
+
+    /// A new decoder for `T`, attached to `statement` in place of any other.
+    @inline(never)
+    private static func attachNew<T>(
+        to statement: Statement, options: CodingOptions, for type: T.Type, scoping: RowScoping?
+    ) -> RowDecoder {
         let decoder = RowDecoder(statement: statement, options: options, type: T.self, scoping: scoping)
         statement.attachment = decoder
         return decoder
@@ -220,6 +234,7 @@ final class RowDecoder: Decoder {
         order.pointee.position = 0
         switch kind {
         case .record:
+            values.pointee.loadRow()
             return try T(from: self)
         case .rawValue:
             do {

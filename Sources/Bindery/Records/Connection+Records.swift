@@ -308,14 +308,26 @@ extension Connection {
     /// A type whose values always match (the key property's own type, optional or not; any type when
     /// the record type's columns cannot be probed) is remembered, and its next values are not checked
     /// again; any other type is checked value by value.
+    ///
+    /// A remembered type is encoded inline, in the caller (it was remembered for a single-column key
+    /// only); any other is checked out of line.
+    @inline(__always)
     func singleKeyValue<T: Record, V: Encodable & Sendable>(
+        _ type: T.Type, _ context: RecordContext, _ state: RecordTypeState, _ id: V
+    ) throws -> SQLiteValue {
+        if state.acceptedKeyType == ObjectIdentifier(V.self) {
+            return try context.values.encode(id, codingPath: [])
+        }
+        return try checkedSingleKeyValue(T.self, context, state, id)
+    }
+
+    /// ``singleKeyValue(_:_:_:_:)`` for a type of key not remembered yet.
+    @inline(never)
+    private func checkedSingleKeyValue<T: Record, V: Encodable & Sendable>(
         _ type: T.Type, _ context: RecordContext, _ state: RecordTypeState, _ id: V
     ) throws -> SQLiteValue {
         guard state.primaryKey.count == 1 else {
             throw RecordError.compositeKey(table: state.tableName, key: state.primaryKey)
-        }
-        if state.acceptedKeyType == ObjectIdentifier(V.self) {
-            return try context.values.encode(id, codingPath: [])
         }
         let column = state.keyColumns(of: T.self, options: context.options)?[0]
         let stored = try keyValue(id, column: column, record: T.self)

@@ -28,12 +28,20 @@ final class RecordContext {
         self.values = ValueEncoder(options: options)
     }
 
-    /// The state of record type `T`, made on first use.
+    /// The state of record type `T`, made on first use. The type asked for last is checked inline, in
+    /// the caller; any other is found out of line.
+    @inline(__always)
     func state<T: Record>(for type: T.Type) -> RecordTypeState {
-        let key = ObjectIdentifier(T.self)
-        if let last, last.key == key {
+        if let last, last.key == ObjectIdentifier(T.self) {
             return last.state
         }
+        return otherState(for: T.self)
+    }
+
+    /// ``state(for:)`` when `T` is not the type asked for last.
+    @inline(never)
+    private func otherState<T: Record>(for type: T.Type) -> RecordTypeState {
+        let key = ObjectIdentifier(T.self)
         if let state = types[key] {
             last = (key, state)
             return state

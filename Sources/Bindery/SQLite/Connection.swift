@@ -363,23 +363,34 @@ public final class Connection {
 
     /// The cached statement for `sql`; a failure to prepare it that comes from a double-quoted
     /// string in the schema says so (``explainingDoubleQuotedStrings(_:sql:)``).
+    ///
+    /// Inline in its callers, which run it for every statement: the checks that seldom apply read a flag
+    /// here and call out of line only when it is set.
+    @inline(__always)
     private func prepared(_ sql: String) throws -> Statement {
         let statement: Statement
         do {
             statement = try statementCache.statement(for: sql)
         } catch let error as SQLiteError {
-            throw explainingUntrustedSchema(explainingDoubleQuotedStrings(error, sql: sql))
+            throw explaining(error, sql: sql)
         }
         if refusesWrites {
             try guardWrites(of: statement)
         }
-        if transactionDepth > 0, !runsOwnControl {
+        if transactionDepth > 0, !runsOwnControl, statement.isTransactionControl {
             try guardTransactionControl(of: statement)
         }
         if statement.changesSchema {
             noteSchemaChange()
         }
         return statement
+    }
+
+    /// A failure to prepare `sql`, explained where the schema's double-quoted strings or its trust
+    /// made it (out of line: the error path of ``prepared(_:)``).
+    @inline(never)
+    private func explaining(_ error: SQLiteError, sql: String) -> SQLiteError {
+        explainingUntrustedSchema(explainingDoubleQuotedStrings(error, sql: sql))
     }
 
     /// Records that a statement that changes the schema is about to run (see ``schemaGeneration``).

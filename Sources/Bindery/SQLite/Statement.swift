@@ -39,9 +39,12 @@ final class Statement {
     lazy var transactionControl = TransactionControl(sql: sql.utf8)
     /// Whether the statement is transaction control at all: the check made on every run inside a
     /// transaction scope, one byte to read where ``transactionControl`` copies an enum with a payload.
-    lazy var isTransactionControl = transactionControl != .none
-    /// Whether the statement changes the schema (see ``TransactionControl/changesSchema(sql:)``).
-    lazy var changesSchema = TransactionControl.changesSchema(sql: sql.utf8)
+    /// Read from the SQL's first words when the statement is prepared: a stored flag is read inline
+    /// where a lazy one costs a call for every run.
+    let isTransactionControl: Bool
+    /// Whether the statement changes the schema (see ``TransactionControl/changesSchema(sql:)``), read
+    /// when the statement is prepared.
+    let changesSchema: Bool
 
     /// Prepares `sql`, which must hold exactly one statement and no NUL byte, for the connection whose
     /// status is `status`.
@@ -79,6 +82,8 @@ final class Statement {
         self.sql = sql
         self.isCached = persistent
         self.parameterCount = sqlite3_bind_parameter_count(statement)
+        self.isTransactionControl = TransactionControl(sql: sql.utf8) != .none
+        self.changesSchema = TransactionControl.changesSchema(sql: sql.utf8)
     }
 
     /// Throws ``SQLiteError/Code/misuse`` when the SQL text `sql` holds a NUL byte: SQLite reads SQL

@@ -30,6 +30,9 @@ final class StatementCache {
     var count: Int { statements.count }
 
     /// A statement for `sql`, prepared once and reused; marked in use until ``release(_:)``.
+    ///
+    /// The statement lent out last is checked inline, in the caller; any other is found out of line.
+    @inline(__always)
     func statement(for sql: String) throws -> Statement {
         clock &+= 1
         if let last, !last.isInUse, last.isHeldByCache, last.sql == sql {
@@ -37,6 +40,12 @@ final class StatementCache {
             last.lastUse = clock
             return last
         }
+        return try otherStatement(for: sql)
+    }
+
+    /// ``statement(for:)`` when `sql` is not the SQL of the statement lent out last, or that one is in use.
+    @inline(never)
+    private func otherStatement(for sql: String) throws -> Statement {
         if let cached = statements[sql] {
             last = cached
             if !cached.isInUse {
