@@ -115,8 +115,10 @@ extension Connection {
     private func insertPlan(for statement: Statement, state: RecordTypeState, row: EncodedRow, columns: [Bool])
         throws -> InsertPlan
     {
-        if let plan = statement.attachment as? InsertPlan, plan.reprepareCount == statement.reprepareCount,
-            plan.schemaGeneration == schemaGeneration
+        // InsertPlan is final: comparing the attachment's class is the cast, without the runtime's cast.
+        if let attachment = statement.attachment, type(of: attachment) == InsertPlan.self,
+            case let plan = unsafeDowncast(attachment, to: InsertPlan.self),
+            plan.reprepareCount == statement.reprepareCount, plan.schemaGeneration == schemaGeneration
         {
             return plan
         }
