@@ -229,9 +229,10 @@ enum Scale {
     {
         let c = try await insertWithC(rows: rows, raw: raw)
         let bindery = try await insertWithBindery(rows: rows, db: db)
-        let (secondDB, secondRaw) = try await openPair(in: directory, suffix: "-2", printingSettings: false)
+        let suffix = "-2"
+        let (secondDB, secondRaw) = try await openPair(in: directory, suffix: suffix, printingSettings: false)
         defer {
-            for name in ["bindery-2.sqlite", "c-2.sqlite"] {
+            for name in ["bindery\(suffix).sqlite", "c\(suffix).sqlite"] {
                 for file in [name, name + "-wal", name + "-shm"] {
                     try? FileManager.default.removeItem(at: directory.appendingPathComponent(file))
                 }

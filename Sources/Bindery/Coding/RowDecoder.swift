@@ -150,10 +150,7 @@ final class RowDecoder: Decoder {
     static func attached<T>(
         to statement: Statement, options: CodingOptions, for type: T.Type, scoping: RowScoping? = nil
     ) -> RowDecoder {
-        // RowDecoder is final: comparing the attachment's class is the cast, without the runtime's cast.
-        if let attachment = statement.attachment, Swift.type(of: attachment) == RowDecoder.self,
-            case let decoder = unsafeDowncast(attachment, to: RowDecoder.self),
-            decoder.typeID == ObjectIdentifier(T.self),
+        if let decoder = statement.attachment(as: RowDecoder.self), decoder.typeID == ObjectIdentifier(T.self),
             decoder.reprepareCount == statement.reprepareCount, decoder.columnCount == statement.columnCount,
             scoping == nil || decoder.scoping === scoping || decoder.scoping?.sameScopes(as: scoping) == true
         {

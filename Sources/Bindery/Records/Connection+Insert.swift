@@ -115,10 +115,8 @@ extension Connection {
     private func insertPlan(for statement: Statement, state: RecordTypeState, row: EncodedRow, columns: [Bool])
         throws -> InsertPlan
     {
-        // InsertPlan is final: comparing the attachment's class is the cast, without the runtime's cast.
-        if let attachment = statement.attachment, type(of: attachment) == InsertPlan.self,
-            case let plan = unsafeDowncast(attachment, to: InsertPlan.self),
-            plan.reprepareCount == statement.reprepareCount, plan.schemaGeneration == schemaGeneration
+        if let plan = statement.attachment(as: InsertPlan.self), plan.reprepareCount == statement.reprepareCount,
+            plan.schemaGeneration == schemaGeneration
         {
             return plan
         }

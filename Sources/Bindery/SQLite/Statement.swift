@@ -32,15 +32,25 @@ final class Statement {
     /// Whether the cache still holds the statement: one it dropped while lent out is finalized when it
     /// comes back.
     var isHeldByCache = false
-    /// Per-statement data that the layers above attach (a decoder's column look-up, say).
+    /// Per-statement data that the layers above attach (a decoder's column look-up, say); read it with
+    /// ``attachment(as:)``.
     var attachment: AnyObject?
-    /// What the statement does to the transaction, read from its first words on first use (inside a
-    /// transaction scope only).
-    lazy var transactionControl = TransactionControl(sql: sql.utf8)
+
+    /// The attachment when it is a `T`. Run for every statement a record call runs: an attachment of
+    /// exactly class `T` is recognised by comparing classes, without the runtime's cast, which only
+    /// another class takes.
+    @inline(__always)
+    func attachment<T: AnyObject>(as type: T.Type) -> T? {
+        guard let attachment else { return nil }
+        if Swift.type(of: attachment) == T.self {
+            return unsafeDowncast(attachment, to: T.self)
+        }
+        return attachment as? T
+    }
+    /// What the statement does to the transaction, read from its first words when it is prepared.
+    let transactionControl: TransactionControl
     /// Whether the statement is transaction control at all: the check made on every run inside a
     /// transaction scope, one byte to read where ``transactionControl`` copies an enum with a payload.
-    /// Read from the SQL's first words when the statement is prepared: a stored flag is read inline
-    /// where a lazy one costs a call for every run.
     let isTransactionControl: Bool
     /// Whether the statement changes the schema (see ``TransactionControl/changesSchema(sql:)``), read
     /// when the statement is prepared.
@@ -82,7 +92,8 @@ final class Statement {
         self.sql = sql
         self.isCached = persistent
         self.parameterCount = sqlite3_bind_parameter_count(statement)
-        self.isTransactionControl = TransactionControl(sql: sql.utf8) != .none
+        self.transactionControl = TransactionControl(sql: sql.utf8)
+        self.isTransactionControl = transactionControl != .none
         self.changesSchema = TransactionControl.changesSchema(sql: sql.utf8)
     }
 
