@@ -3,8 +3,9 @@ import CSQLite
 import Foundation
 
 /// A record whose INTEGER PRIMARY KEY SQLite assigns: inserted with a nil `id`, it comes back with the
-/// rowid. Its nine other columns have no defaults, so nothing but the rowid can come back.
-struct NumberedIntegers: Record, Equatable {
+/// rowid. Its nine other columns have no defaults, so nothing but the rowid can come back, and it is
+/// ``StoredAsGiven``: `insert` returns it as given with the rowid set, as the C loop does.
+struct NumberedIntegers: Record, StoredAsGiven, Equatable {
     static let tableName = "numbered"
     var id: Int?
     var c1: Int
@@ -20,6 +21,40 @@ struct NumberedIntegers: Record, Equatable {
     init(id: Int?, _ n: Int) {
         self.id = id
         (c1, c2, c3, c4, c5, c6, c7, c8, c9) = (n, n &* 3, n &+ 7, -n, n / 2, n % 97, n << 3, 42, n &* n)
+    }
+
+    /// The same record, from its ``DecodedIntegers`` twin.
+    init(_ decoded: DecodedIntegers) {
+        id = decoded.id
+        (c1, c2, c3, c4, c5, c6, c7, c8, c9) =
+            (decoded.c1, decoded.c2, decoded.c3, decoded.c4, decoded.c5, decoded.c6, decoded.c7, decoded.c8, decoded.c9)
+    }
+
+    mutating func didInsert(rowID: Int64) {
+        id = Int(rowID)
+    }
+}
+
+/// ``NumberedIntegers`` as a plain ``Record``, not ``StoredAsGiven``: `insert` decodes the stored row
+/// to return it.
+struct DecodedIntegers: Record, Equatable {
+    static let tableName = "numbered"
+    var id: Int?
+    var c1: Int
+    var c2: Int
+    var c3: Int
+    var c4: Int
+    var c5: Int
+    var c6: Int
+    var c7: Int
+    var c8: Int
+    var c9: Int
+
+    init(id: Int?, _ n: Int) {
+        let record = NumberedIntegers(id: id, n)
+        self.id = id
+        (c1, c2, c3, c4, c5, c6, c7, c8, c9) =
+            (record.c1, record.c2, record.c3, record.c4, record.c5, record.c6, record.c7, record.c8, record.c9)
     }
 }
 
@@ -107,6 +142,7 @@ enum RecordCalls {
         }
 
         try insertOneByOne(benchmark, conn, raw)
+        try insertDecodedOneByOne(benchmark, conn, raw)
         try insertReturningDefaults(benchmark, conn, raw)
         try updateByKey(benchmark, conn, raw)
         try restore(conn, raw)
@@ -125,6 +161,16 @@ enum RecordCalls {
             table: "numbered", conn, raw,
             c: { statement, _ in try insertNumberedWithC(raw, statement) },
             bindery: { _ in try insertNumberedWithBindery(conn) })
+    }
+
+    /// The same inserts of a record that is not ``StoredAsGiven``, which `insert` decodes from the values
+    /// bound: no goal, printed to show what ``StoredAsGiven`` saves.
+    static func insertDecodedOneByOne(_ benchmark: Benchmark, _ conn: Connection, _ raw: RawDatabase) throws {
+        try compareWrite(
+            benchmark, "insert() 100,000 decoded records one by one, nil id", goal: nil,
+            sql: insertNumberedSQL, table: "numbered", conn, raw,
+            c: { statement, _ in try insertNumberedWithC(raw, statement) },
+            bindery: { _ in try insertDecodedWithBindery(conn).map(NumberedIntegers.init) })
     }
 
     static func insertReturningDefaults(_ benchmark: Benchmark, _ conn: Connection, _ raw: RawDatabase) throws {
@@ -169,7 +215,7 @@ enum RecordCalls {
     /// Compares a line that writes `table`: the C side runs `sql` prepared on `raw`; each side gets the
     /// number of its run (from 1, the warm-up included). Afterwards both tables must hold the same rows.
     static func compareWrite<R: Equatable>(
-        _ benchmark: Benchmark, _ name: String, goal: Double, sql: String, table: String, _ conn: Connection,
+        _ benchmark: Benchmark, _ name: String, goal: Double?, sql: String, table: String, _ conn: Connection,
         _ raw: RawDatabase, c: (OpaquePointer, Int) throws -> R, bindery: (Int) throws -> R
     ) throws {
         let statement = try raw.prepare(sql)
@@ -260,6 +306,19 @@ enum RecordCalls {
         try conn.transaction(.immediate) { conn in
             for n in 0..<count {
                 stored.append(try conn.insert(NumberedIntegers(id: nil, n)))
+            }
+        }
+        return stored
+    }
+
+    @inline(never)
+    static func insertDecodedWithBindery(_ conn: Connection) throws -> [DecodedIntegers] {
+        try conn.execute(script: "DELETE FROM numbered")
+        var stored: [DecodedIntegers] = []
+        stored.reserveCapacity(count)
+        try conn.transaction(.immediate) { conn in
+            for n in 0..<count {
+                stored.append(try conn.insert(DecodedIntegers(id: nil, n)))
             }
         }
         return stored

@@ -38,6 +38,9 @@ final class EncodedRow {
         /// Whether the current row does not have `target`'s shape (a NULL where it has a parameter,
         /// a value where it has none, a slot encoded twice).
         var offShape = false
+        /// The layout the slots' parameters were last set from (see ``bindDirectly(to:slots:layout:)``);
+        /// 0 when they were set otherwise.
+        var layout: UInt64 = 0
     }
 
     /// One slot: the value last encoded for it, the row it was encoded in and its parameter in the
@@ -332,6 +335,7 @@ final class EncodedRow {
     /// slots marked in `slots` are its parameters, consecutive from `first`. The statement must stay
     /// checked out until ``stopBinding()``.
     func bindDirectly(to statement: Statement, slots: [Bool], startingAt first: Int32) {
+        storage.pointee.layout = 0
         var index = first
         for slot in 0..<storage.pointee.count {
             if slot < slots.count && slots[slot] {
@@ -342,6 +346,19 @@ final class EncodedRow {
             }
         }
         storage.pointee.parameterCount = Int(index - first)
+        storage.pointee.target = statement.handle
+    }
+
+    /// ``bindDirectly(to:slots:startingAt:)`` from parameter 1, for the slots marked in `slots`, which
+    /// `layout` names: a number other than 0 that names no other set of slots for this row. When the
+    /// slots' parameters were last set for `layout`, they are not set again.
+    @inline(__always)
+    func bindDirectly(to statement: Statement, slots: [Bool], layout: UInt64) {
+        guard storage.pointee.layout == layout else {
+            bindDirectly(to: statement, slots: slots, startingAt: 1)
+            storage.pointee.layout = layout
+            return
+        }
         storage.pointee.target = statement.handle
     }
 

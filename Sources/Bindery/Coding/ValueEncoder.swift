@@ -12,6 +12,10 @@ final class ValueEncoder {
     /// How many values were stored as the JSON text of a keyed or unkeyed container, so that a caller
     /// can tell whether the value it encoded (or a value it wraps) became JSON.
     private(set) var jsonCount = 0
+    /// How many values were stored in a form that may not decode back to the same value: a `Date`
+    /// (rounded to its strategy's precision), a `URL` (its base is not stored), a `Decimal`, or JSON.
+    /// ``StoredAsGiven`` records whose encoding raised it are decoded as stored.
+    private(set) var inexactCount = 0
     private lazy var json: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -61,6 +65,7 @@ final class ValueEncoder {
     /// The JSON text of a nested value.
     func encodeJSON<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws -> SQLiteValue {
         jsonCount &+= 1
+        inexactCount &+= 1
         do {
             let data = try json.encode(value)
             return .text(String(decoding: data, as: UTF8.self))
@@ -83,8 +88,14 @@ final class ValueEncoder {
         if T.self == Date.self { return try encode(unsafeBitCast(value, to: Date.self), codingPath: codingPath) }
         if T.self == UUID.self { return encode(unsafeBitCast(value, to: UUID.self)) }
         if T.self == Data.self { return .blob(unsafeBitCast(value, to: Data.self)) }
-        if T.self == URL.self { return .text(unsafeBitCast(value, to: URL.self).absoluteString) }
-        if T.self == Decimal.self { return .text(unsafeBitCast(value, to: Decimal.self).description) }
+        if T.self == URL.self {
+            inexactCount &+= 1
+            return .text(unsafeBitCast(value, to: URL.self).absoluteString)
+        }
+        if T.self == Decimal.self {
+            inexactCount &+= 1
+            return .text(unsafeBitCast(value, to: Decimal.self).description)
+        }
         return nil
     }
 
@@ -119,6 +130,7 @@ final class ValueEncoder {
     }
 
     func encode(_ date: Date, codingPath: [any CodingKey]) throws -> SQLiteValue {
+        inexactCount &+= 1
         switch options.dateStrategy {
         case .sqliteText:
             guard let text = SQLiteDate.string(from: date) else {

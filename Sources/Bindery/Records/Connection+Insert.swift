@@ -17,8 +17,10 @@ extension Connection {
     /// record leaves out has a DEFAULT or is generated, no trigger is defined on the table, and every
     /// value is of a kind its column keeps (no affinity conversion, such as a number into a TEXT
     /// column). The id then comes from `sqlite3_last_insert_rowid`, and the record is decoded from the
-    /// values bound. Otherwise the INSERT ends in `RETURNING *` and the record is decoded from the row
-    /// it returns. The result is the same either way; the first is about five times cheaper in SQLite.
+    /// values bound, or, for a ``StoredAsGiven`` type, returned as given after
+    /// ``StoredAsGiven/didInsert(rowID:)``. Otherwise the INSERT ends in `RETURNING *` and the record is
+    /// decoded from the row it returns. The result is the same either way; the first is about five times
+    /// cheaper in SQLite.
     @discardableResult
     public func insert<T: Record>(_ record: T, onConflict policy: ConflictPolicy = .abort) throws -> T {
         guard isInTransaction else {
@@ -29,14 +31,31 @@ extension Connection {
         let context = recordContext
         let state = context.state(for: T.self)
         return try state.withEncoder { encoder in
-            try encoder.encodeRow(record)
             let row = encoder.row
-            let memo = state.insertPlan(for: row, policy: policy)
             // The plain path writes the stored record over `stored`: a `T?` result would cost a look-up
             // of `Optional<T>`'s metadata on every call (callgrind: about 330 instructions each).
             var stored = record
-            if !context.insertsReturningAlways, memo.needsReturningAt != schemaGeneration,
-                try insertPlain(&stored, state: state, encoder: encoder, memo: memo, context: context)
+            let inexactCount = encoder.values.inexactCount
+            let plainAllowed = !context.insertsReturningAlways
+            if plainAllowed, let memo = state.lastInsert, memo.policy == policy, row === state.encoder.row,
+                memo.needsReturningAt != schemaGeneration
+            {
+                // The record is likely of the last shape inserted: it is bound to that shape's plain
+                // INSERT as it is encoded. Encoded either way when this returns false.
+                let inserted = try insertPlain(
+                    &stored, state: state, encoder: encoder, memo: memo, context: context, encoding: true,
+                    inexactCount: inexactCount)
+                if inserted {
+                    return stored
+                }
+            } else {
+                try encoder.encodeRow(record)
+            }
+            let memo = state.insertPlan(for: row, policy: policy)
+            if plainAllowed, memo.needsReturningAt != schemaGeneration,
+                try insertPlain(
+                    &stored, state: state, encoder: encoder, memo: memo, context: context, encoding: false,
+                    inexactCount: inexactCount)
             {
                 return stored
             }
@@ -51,21 +70,42 @@ extension Connection {
     /// Inserts the encoded row of `record` with a plain INSERT when its plan allows, sets `record` to the
     /// record as stored and returns true; returns false, having run nothing, when the row needs
     /// `RETURNING *`.
+    ///
+    /// With `encoding`, `record` is encoded here, each value bound to the INSERT of `memo` as it is
+    /// encoded (see ``EncodedRow/bindDirectly(to:slots:startingAt:)``); a row of another shape returns
+    /// false, encoded but not inserted. It is encoded once only, even when SQLite makes the statement
+    /// run again.
+    ///
+    /// A ``StoredAsGiven`` record is returned as given, after ``StoredAsGiven/didInsert(rowID:)``, when
+    /// the encoder's ``ValueEncoder/inexactCount`` is still `inexactCount`: no value was stored in a form
+    /// that may decode to another value (a `Date`, say). Otherwise it is decoded as stored.
     private func insertPlain<T: Record>(
-        _ record: inout T, state: RecordTypeState, encoder: RowEncoderCore, memo: InsertMemo, context: RecordContext
+        _ record: inout T, state: RecordTypeState, encoder: RowEncoderCore, memo: InsertMemo, context: RecordContext,
+        encoding: Bool, inexactCount: Int
     ) throws -> Bool {
         let row = encoder.row
         let columns = memo.columns
+        var encoded = !encoding
         let outcome = try withStatement(memo.plainSQL) { statement -> PlainInsert? in
+            if !encoded {
+                row.bindDirectly(to: statement, slots: columns, layout: memo.layout)
+                defer { row.stopBinding() }
+                encoded = true
+                try encoder.encodeRow(record)
+                guard row.isBound(to: statement) else { return nil }
+            }
             let plan = try insertPlan(for: statement, state: state, row: row, columns: columns)
             guard plan.isPlain else {
                 memo.needsReturningAt = schemaGeneration
                 return nil
             }
             guard plan.keepsValues(of: row) else { return nil }
-            try row.bind(to: statement, parameters: memo.parameters)
+            if !encoding {
+                try row.bind(to: statement, parameters: memo.parameters)
+            } else if row.hasDeferredValues {
+                try row.bindDeferred(to: statement)
+            }
             context.plainInsertCount &+= 1
-            let reprepareCount = plan.reprepareCount
             do {
                 try statement.run()
             } catch let error as SQLiteError {
@@ -73,11 +113,16 @@ extension Connection {
             }
             guard statement.changes > 0 else { return .skipped }
             let rowid = lastInsertRowID
-            guard statement.reprepareCount == reprepareCount else {
-                // The schema changed under the statement, which SQLite re-prepared as it stepped: the
-                // plan may no longer hold, and the row is read back as stored.
+            guard statement.reprepareCount == plan.reprepareCount else {
+                // The schema changed under the statement, which SQLite re-prepared as it stepped (or
+                // before: the plan is checked here only): the plan may no longer hold, and the row is
+                // read back as stored.
                 statement.attachment = nil
                 return .readBack(rowid, plan.rowidName)
+            }
+            if let setRowID = state.setRowID, encoder.values.inexactCount == inexactCount {
+                withUnsafeMutablePointer(to: &record) { setRowID(UnsafeMutableRawPointer($0), rowid) }
+                return .skipped
             }
             return .stored(rowid, plan)
         }
@@ -102,7 +147,8 @@ extension Connection {
 
     /// What a plain INSERT did.
     private enum PlainInsert {
-        /// Nothing was inserted (``ConflictPolicy/ignore``).
+        /// Nothing was inserted (``ConflictPolicy/ignore``), or the record was stored as given and has
+        /// its rowid (``StoredAsGiven``): it is the result as it is.
         case skipped
         /// The row with this rowid was stored as the plan says.
         case stored(Int64, InsertPlan)
@@ -115,9 +161,9 @@ extension Connection {
     private func insertPlan(for statement: Statement, state: RecordTypeState, row: EncodedRow, columns: [Bool])
         throws -> InsertPlan
     {
-        if let plan = statement.attachment(as: InsertPlan.self), plan.reprepareCount == statement.reprepareCount,
-            plan.schemaGeneration == schemaGeneration
-        {
+        // The plan's re-prepare count is compared after the INSERT ran (a count, it only grows): a plan
+        // made before a re-prepare then has its row read back.
+        if let plan = statement.attachment(as: InsertPlan.self), plan.schemaGeneration == schemaGeneration {
             return plan
         }
         let profile = try insertProfile(ofTable: state.tableName)

@@ -98,8 +98,12 @@ final class InsertMemo {
     var needsReturningAt: UInt64?
     /// The parameter of each slot in either statement: the slots marked in `columns`, in order.
     let parameters: SlotParameters
+    /// A number naming `columns` among the memos of its record type's row, for
+    /// ``EncodedRow/bindDirectly(to:slots:layout:)``.
+    let layout: UInt64
 
-    init(columns: [Bool], policy: ConflictPolicy, plainSQL: String, returningSQL: String) {
+    init(columns: [Bool], policy: ConflictPolicy, plainSQL: String, returningSQL: String, layout: UInt64) {
+        self.layout = layout
         self.columns = columns
         self.policy = policy
         self.plainSQL = plainSQL

@@ -46,7 +46,9 @@ final class RecordContext {
             last = (key, state)
             return state
         }
-        let state = RecordTypeState(table: T.tableName, primaryKey: T.primaryKey, options: options)
+        let state = RecordTypeState(
+            table: T.tableName, primaryKey: T.primaryKey, options: options,
+            storedAsGiven: T.self as? any StoredAsGiven.Type)
         types[key] = state
         last = (key, state)
         return state

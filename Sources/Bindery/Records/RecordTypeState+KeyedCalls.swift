@@ -49,10 +49,11 @@ extension RecordTypeState {
     @inline(never)
     private func newInsertPlan(for row: EncodedRow, policy: ConflictPolicy) -> InsertMemo {
         let columns = row.nonNullSlots
+        insertLayouts &+= 1
         let memo = InsertMemo(
             columns: columns, policy: policy,
             plainSQL: insert(row: row, columns: columns, policy: policy, returning: false),
-            returningSQL: insert(row: row, columns: columns, policy: policy, returning: true))
+            returningSQL: insert(row: row, columns: columns, policy: policy, returning: true), layout: insertLayouts)
         if row === encoder.row {
             lastInsert = memo
         }

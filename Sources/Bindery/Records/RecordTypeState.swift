@@ -11,6 +11,9 @@ final class RecordTypeState {
     let tableName: String
     /// The primary key's column names.
     let primaryKey: [String]
+    /// When the type is ``StoredAsGiven``, calls ``StoredAsGiven/didInsert(rowID:)`` on the record at the
+    /// pointer (one of this type): `insert` then returns a record stored as given without decoding it.
+    let setRowID: ((UnsafeMutableRawPointer, Int64) -> Void)?
     /// The encoder reused for every record of the type; it keeps the learned column slots.
     let encoder: RowEncoderCore
     private let options: CodingOptions
@@ -21,6 +24,8 @@ final class RecordTypeState {
     private var upsertSQL: [[Bool]: String] = [:]
     /// The last insert of ``encoder``'s row (see ``insertPlan(for:policy:)``).
     var lastInsert: InsertMemo?
+    /// How many insert memos were made, which numbers their layouts (``InsertMemo/layout``).
+    var insertLayouts: UInt64 = 0
     /// Memory for one record of the type, which `find` decodes into (see ``recordSlot(_:)``).
     private var slot: UnsafeMutableRawPointer?
     /// `SELECT * FROM "table"`.
@@ -57,8 +62,9 @@ final class RecordTypeState {
         var returning: Bool
     }
 
-    init(table: String, primaryKey: [String], options: CodingOptions) {
+    init(table: String, primaryKey: [String], options: CodingOptions, storedAsGiven: (any StoredAsGiven.Type)?) {
         self.tableName = table
+        self.setRowID = storedAsGiven.map { Self.rowIDSetter(for: $0) }
         self.table = SQL.quote(identifier: table)
         self.primaryKey = primaryKey
         self.encoder = RowEncoderCore(options: options)
@@ -73,6 +79,11 @@ final class RecordTypeState {
 
     deinit {
         slot?.deallocate()
+    }
+
+    /// ``setRowID`` for the type `U`.
+    private static func rowIDSetter<U: StoredAsGiven>(for type: U.Type) -> (UnsafeMutableRawPointer, Int64) -> Void {
+        { record, rowID in record.assumingMemoryBound(to: U.self).pointee.didInsert(rowID: rowID) }
     }
 
     /// Uninitialized memory for one record of the type `T` (the type this state is for), allocated on
