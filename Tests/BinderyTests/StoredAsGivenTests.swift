@@ -58,6 +58,60 @@ import Testing
         mutating func didInsert(rowID: Int64) { id = rowID }
     }
 
+    /// An item whose `encode(to:)` throws an `SQLiteError` with code `SQLITE_SCHEMA`, the code on which
+    /// a statement is prepared again and run again, after encoding its first two fields.
+    struct SchemaErrorItem: Record, StoredAsGiven {
+        static let tableName = "item"
+        var id: Int64?
+        var name: String
+        var count: Int?
+        var fails = false
+
+        enum CodingKeys: String, CodingKey { case id, name, count }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(id, forKey: .id)
+            try container.encode(name, forKey: .name)
+            if fails { throw SQLiteError(code: .schema, message: "thrown by encode(to:)") }
+            try container.encodeIfPresent(count, forKey: .count)
+        }
+
+        mutating func didInsert(rowID: Int64) { id = rowID }
+    }
+
+    /// An item that encodes a NULL `note` only when it has one to leave out: its row learns the slot late.
+    struct LateSlotItem: Record, StoredAsGiven {
+        static let tableName = "item"
+        var id: Int64?
+        var name: String
+        var count: Int?
+        var mentionsNote = false
+
+        enum CodingKeys: String, CodingKey { case id, name, count, note }
+
+        init(id: Int64?, name: String, count: Int?, mentionsNote: Bool = false) {
+            (self.id, self.name, self.count, self.mentionsNote) = (id, name, count, mentionsNote)
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decodeIfPresent(Int64.self, forKey: .id)
+            name = try container.decode(String.self, forKey: .name)
+            count = try container.decodeIfPresent(Int.self, forKey: .count)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(id, forKey: .id)
+            try container.encode(name, forKey: .name)
+            try container.encodeIfPresent(count, forKey: .count)
+            if mentionsNote { try container.encodeNil(forKey: .note) }
+        }
+
+        mutating func didInsert(rowID: Int64) { id = rowID }
+    }
+
     static let table = "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL, count INTEGER)"
 
     /// The rows of `item` as (id, name, count).
@@ -185,6 +239,54 @@ import Testing
                 [.integer(1), .text("a"), .integer(1)], [.integer(2), .text("b"), .null],
                 [.integer(3), .text("c"), .integer(3)],
             ])
+    }
+
+    @Test func anSQLiteSchemaErrorThrownWhileEncodingIsThrownNotRetried() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(script: Self.table)
+        try conn.insert(SchemaErrorItem(id: nil, name: "a", count: 1))
+        #expect(throws: SQLiteError.self) {
+            try conn.insert(SchemaErrorItem(id: 2, name: "half", count: 9, fails: true))
+        }
+        try conn.insert(SchemaErrorItem(id: nil, name: "b", count: 2))
+        let expected: [[SQLiteValue]] = [
+            [.integer(1), .text("a"), .integer(1)], [.integer(2), .text("b"), .integer(2)],
+        ]
+        #expect(try Self.rows(conn) == expected)
+    }
+
+    @Test func aSlotLearnedLateIsAnotherShapeAndAFailedInsertAfterItThrows() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(
+            script: Self.table + "; ALTER TABLE item ADD COLUMN note TEXT; CREATE UNIQUE INDEX names ON item (name)")
+        try conn.insert(LateSlotItem(id: nil, name: "a", count: 1))
+        let late = try conn.insert(LateSlotItem(id: nil, name: "b", count: 2, mentionsNote: true))
+        #expect(late.id == 2)
+        // The same shape as the last record, failing on the unique name: the error names the values.
+        do {
+            try conn.insert(LateSlotItem(id: nil, name: "a", count: 3, mentionsNote: true))
+            Issue.record("a duplicate name was inserted")
+        } catch let error as SQLiteError {
+            #expect(error.code == .constraint)
+            #expect(error.debugDescription.contains("with arguments 'a', 3"))
+        }
+        let next = try conn.insert(LateSlotItem(id: nil, name: "e", count: nil, mentionsNote: true))
+        #expect(next.id == 3)
+        #expect(
+            try Self.rows(conn) == [
+                [.integer(1), .text("a"), .integer(1)], [.integer(2), .text("b"), .integer(2)],
+                [.integer(3), .text("e"), .null],
+            ])
+    }
+
+    @Test func aKeyThatIsNotTheRowIDIsNotSetFromTheRowID() throws {
+        let conn = try Connection.inMemory()
+        // `INT PRIMARY KEY` is not the rowid: a nil id is stored as NULL, and comes back nil.
+        try conn.execute(script: "CREATE TABLE item (id INT PRIMARY KEY, name TEXT NOT NULL, count INTEGER)")
+        let stored = try conn.insert(Item(id: nil, name: "a", count: 1))
+        #expect(stored == Item(id: nil, name: "a", count: 1, assigned: false))
+        let given = try conn.insert(Item(id: 40, name: "b", count: 2))
+        #expect(given == Item(id: 40, name: "b", count: 2, assigned: false))
     }
 
     @Test func aSchemaChangedByAnotherConnectionIsSeenAndTheRowReadBack() throws {

@@ -7,9 +7,10 @@ import CSQLite
 /// comparison against the predicted slot. The values live behind a pointer so that writing one costs
 /// no exclusivity check.
 ///
-/// A bulk insert can also aim the row at its statement (``bindDirectly(to:slots:startingAt:)``): each
-/// INTEGER or REAL value is then bound the moment it is encoded, and ``isBound(to:)`` says afterwards
-/// whether the row had the statement's shape, so that nothing is left to bind.
+/// A bulk insert, or `insert` of one record of the last shape inserted, can also aim the row at its
+/// statement (``bindDirectly(to:slots:startingAt:)``): each INTEGER or REAL value is then bound the
+/// moment it is encoded, and ``isBound(to:)`` says afterwards whether the row had the statement's
+/// shape, so that nothing is left to bind.
 final class EncodedRow {
     private struct Storage {
         var count = 0

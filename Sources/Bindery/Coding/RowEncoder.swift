@@ -106,18 +106,19 @@ final class RowEncoderCore: Encoder {
             }
             return
         }
-        try encodeCodable(pointer.pointee)
+        try encodeCodable(pointer)
     }
 
-    /// Encodes `value` through `encode(to:)`.
-    private func encodeCodable<T: Encodable>(_ value: T) throws {
+    /// Encodes the value at `pointer` through its `encode(to:)`, where it lies (a copy of a record
+    /// would retain each of its strings).
+    private func encodeCodable<T: Encodable>(_ pointer: UnsafePointer<T>) throws {
         row.startRow()
         failure = nil
         nonKeyedRequest = nil
         guard !encodesScalar else {
             throw Self.notARow(T.self, asked: "is stored as a single value")
         }
-        try value.encode(to: self)
+        try pointer.pointee.encode(to: self)
         if let nonKeyedRequest {
             throw Self.notARow(T.self, asked: "encodes itself through \(nonKeyedRequest)")
         }
@@ -153,7 +154,7 @@ final class RowEncoderCore: Encoder {
     /// Encodes `value` both ways and checks that its `encodeColumns(to:)` writes what its `encode(to:)`
     /// writes; the row then holds the `encodeColumns(to:)` values.
     private func encodeVerified<T: Encodable>(_ pointer: UnsafePointer<T>, _ type: any ColumnEncodable.Type) throws {
-        try encodeCodable(pointer.pointee)
+        try encodeCodable(pointer)
         let expected = row.pairs
         try encodeColumns(pointer, type)
         let written = row.pairs

@@ -19,8 +19,8 @@ extension Connection {
     /// column). The id then comes from `sqlite3_last_insert_rowid`, and the record is decoded from the
     /// values bound, or, for a ``StoredAsGiven`` type, returned as given after
     /// ``StoredAsGiven/didInsert(rowID:)``. Otherwise the INSERT ends in `RETURNING *` and the record is
-    /// decoded from the row it returns. The result is the same either way; the first is about five times
-    /// cheaper in SQLite.
+    /// decoded from the row it returns. The result is the same either way (for a ``StoredAsGiven`` type,
+    /// as far as its promise holds); the first is about five times cheaper in SQLite.
     @discardableResult
     public func insert<T: Record>(_ record: T, onConflict policy: ConflictPolicy = .abort) throws -> T {
         guard isInTransaction else {
@@ -49,7 +49,7 @@ extension Connection {
                     return stored
                 }
             } else {
-                try encoder.encodeRow(record)
+                try encoder.encodeRow(at: &stored)
             }
             let memo = state.insertPlan(for: row, policy: policy)
             if plainAllowed, memo.needsReturningAt != schemaGeneration,
@@ -72,13 +72,15 @@ extension Connection {
     /// `RETURNING *`.
     ///
     /// With `encoding`, `record` is encoded here, each value bound to the INSERT of `memo` as it is
-    /// encoded (see ``EncodedRow/bindDirectly(to:slots:startingAt:)``); a row of another shape returns
-    /// false, encoded but not inserted. It is encoded once only, even when SQLite makes the statement
-    /// run again.
+    /// encoded (see ``EncodedRow/bindDirectly(to:slots:layout:)``); a row of another shape returns false,
+    /// encoded but not inserted. It is encoded once only: when SQLite has the statement prepared again
+    /// (`SQLITE_SCHEMA`), the encoded row is bound to the new one; an error thrown while encoding is
+    /// thrown as it is, never retried.
     ///
     /// A ``StoredAsGiven`` record is returned as given, after ``StoredAsGiven/didInsert(rowID:)``, when
-    /// the encoder's ``ValueEncoder/inexactCount`` is still `inexactCount`: no value was stored in a form
-    /// that may decode to another value (a `Date`, say). Otherwise it is decoded as stored.
+    /// the encoder's ``ValueEncoder/inexactCount`` is still `inexactCount` (no value was stored in a form
+    /// that may decode to another value, a `Date` say) and the plan knows the stored value of every
+    /// slot, the rowid being the table's `INTEGER PRIMARY KEY`. Otherwise it is decoded as stored.
     private func insertPlain<T: Record>(
         _ record: inout T, state: RecordTypeState, encoder: RowEncoderCore, memo: InsertMemo, context: RecordContext,
         encoding: Bool, inexactCount: Int
@@ -86,45 +88,33 @@ extension Connection {
         let row = encoder.row
         let columns = memo.columns
         var encoded = !encoding
-        let outcome = try withStatement(memo.plainSQL) { statement -> PlainInsert? in
-            if !encoded {
-                row.bindDirectly(to: statement, slots: columns, layout: memo.layout)
-                defer { row.stopBinding() }
-                encoded = true
-                try encoder.encodeRow(record)
-                guard row.isBound(to: statement) else { return nil }
+        var encodingError: (any Error)?
+        let outcome: PlainInsert?
+        do {
+            outcome = try withStatement(memo.plainSQL) { statement -> PlainInsert? in
+                let boundAsEncoded = !encoded
+                if !encoded {
+                    encoded = true
+                    row.bindDirectly(to: statement, slots: columns, layout: memo.layout)
+                    defer { row.stopBinding() }
+                    do {
+                        try encoder.encodeRow(at: &record)
+                    } catch {
+                        encodingError = error
+                        return nil
+                    }
+                    // A slot learned by this record (a key seen for the first time) makes it another shape.
+                    guard row.count == columns.count, row.isBound(to: statement) else { return nil }
+                }
+                return try runPlain(
+                    statement, &record, state: state, encoder: encoder, memo: memo, context: context,
+                    boundAsEncoded: boundAsEncoded, inexactCount: inexactCount)
             }
-            let plan = try insertPlan(for: statement, state: state, row: row, columns: columns)
-            guard plan.isPlain else {
-                memo.needsReturningAt = schemaGeneration
-                return nil
-            }
-            guard plan.keepsValues(of: row) else { return nil }
-            if !encoding {
-                try row.bind(to: statement, parameters: memo.parameters)
-            } else if row.hasDeferredValues {
-                try row.bindDeferred(to: statement)
-            }
-            context.plainInsertCount &+= 1
-            do {
-                try statement.run()
-            } catch let error as SQLiteError {
-                throw error.with(arguments: row.values.indices.filter { columns[$0] }.map { row.values[$0] })
-            }
-            guard statement.changes > 0 else { return .skipped }
-            let rowid = lastInsertRowID
-            guard statement.reprepareCount == plan.reprepareCount else {
-                // The schema changed under the statement, which SQLite re-prepared as it stepped (or
-                // before: the plan is checked here only): the plan may no longer hold, and the row is
-                // read back as stored.
-                statement.attachment = nil
-                return .readBack(rowid, plan.rowidName)
-            }
-            if let setRowID = state.setRowID, encoder.values.inexactCount == inexactCount {
-                withUnsafeMutablePointer(to: &record) { setRowID(UnsafeMutableRawPointer($0), rowid) }
-                return .skipped
-            }
-            return .stored(rowid, plan)
+        } catch {
+            throw encodingError ?? error
+        }
+        if let encodingError {
+            throw encodingError
         }
         switch outcome {
         case nil:
@@ -143,6 +133,53 @@ extension Connection {
             try readBack(&record, state: state, rowid: rowid, rowidName: rowidName)
             return true
         }
+    }
+
+    /// Runs the plain INSERT `statement` of `memo` for the encoded row when its plan allows: binds the
+    /// row unless it was `boundAsEncoded` (then only its TEXT and BLOB values), and says what it did;
+    /// nil, having run nothing, when the row needs `RETURNING *`. Sets a ``StoredAsGiven`` `record`'s
+    /// rowid as ``insertPlain(_:state:encoder:memo:context:encoding:inexactCount:)`` says.
+    @inline(__always)
+    private func runPlain<T: Record>(
+        _ statement: Statement, _ record: inout T, state: RecordTypeState, encoder: RowEncoderCore, memo: InsertMemo,
+        context: RecordContext, boundAsEncoded: Bool, inexactCount: Int
+    ) throws -> PlainInsert? {
+        let row = encoder.row
+        let columns = memo.columns
+        let plan = try insertPlan(for: statement, state: state, row: row, columns: columns)
+        guard plan.isPlain else {
+            memo.needsReturningAt = schemaGeneration
+            return nil
+        }
+        guard plan.keepsValues(of: row) else { return nil }
+        if !boundAsEncoded {
+            try row.bind(to: statement, parameters: memo.parameters)
+        } else if row.hasDeferredValues {
+            try row.bindDeferred(to: statement)
+        }
+        context.plainInsertCount &+= 1
+        do {
+            try statement.run()
+        } catch let error as SQLiteError {
+            let values = row.values
+            throw error.with(arguments: values.indices.filter { $0 < columns.count && columns[$0] }.map { values[$0] })
+        }
+        guard statement.changes > 0 else { return .skipped }
+        let rowid = lastInsertRowID
+        guard statement.reprepareCount == plan.reprepareCount else {
+            // The schema changed under the statement, which SQLite re-prepared as it stepped (or
+            // before: the plan is checked here only): the plan may no longer hold, and the row is
+            // read back as stored.
+            statement.attachment = nil
+            return .readBack(rowid, plan.rowidName)
+        }
+        if let setRowID = state.setRowID, plan.storesRowIDKnowingEverySlot, plan.slotCount == row.count,
+            encoder.values.inexactCount == inexactCount
+        {
+            withUnsafeMutablePointer(to: &record) { setRowID(UnsafeMutableRawPointer($0), rowid) }
+            return .skipped
+        }
+        return .stored(rowid, plan)
     }
 
     /// What a plain INSERT did.

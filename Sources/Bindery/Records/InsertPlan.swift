@@ -20,6 +20,10 @@ final class InsertPlan {
     /// The name that reads the rowid in this table (`rowid`, or `_rowid_` or `oid` when a column
     /// takes that name).
     let rowidName: String
+    /// Whether every slot's stored value is known (no ``InsertedRowDecoder/StoredSlot/unknown``) and
+    /// one slot is the table's `INTEGER PRIMARY KEY`, whose value is the rowid: what a
+    /// ``StoredAsGiven`` record returned as given needs.
+    let storesRowIDKnowingEverySlot: Bool
     /// Each bound slot and the kinds of value its column keeps (``TableInsertProfile/Column/keptKinds``),
     /// for the per-row affinity check.
     private let bound: [(slot: Int, keptKinds: UInt8)]
@@ -33,6 +37,7 @@ final class InsertPlan {
         self.reprepareCount = reprepareCount
         self.schemaGeneration = schemaGeneration
         var isPlain = profile.storesRowsAsGiven
+        var hasRowIDSlot = false
         var slots: [InsertedRowDecoder.StoredSlot] = []
         slots.reserveCapacity(row.count)
         var bound: [(slot: Int, keptKinds: UInt8)] = []
@@ -45,10 +50,14 @@ final class InsertPlan {
                     slots.append(.unknown)
                     continue
                 }
+                if let alias = profile.rowidAlias, FoldedIdentifier.same(alias, names[slot]) {
+                    hasRowIDSlot = true
+                }
                 slots.append(.bound)
                 bound.append((slot, profile.columns[column].keptKinds))
             } else if let column {
                 if let alias = profile.rowidAlias, FoldedIdentifier.same(alias, names[slot]) {
+                    hasRowIDSlot = true
                     slots.append(.rowid)
                 } else if profile.columns[column].fillsItself {
                     isPlain = false  // a DEFAULT or a generated value: only the stored row tells it
@@ -63,6 +72,7 @@ final class InsertPlan {
         let rowidName = ["rowid", "_rowid_", "oid"].first { name in profile.index(ofColumn: name) == nil }
         self.rowidName = rowidName ?? ""
         self.isPlain = isPlain && rowidName != nil
+        self.storesRowIDKnowingEverySlot = hasRowIDSlot && !slots.contains(.unknown)
         self.slots = .allocate(capacity: max(slots.count, 1))
         self.slots.initialize(from: slots, count: slots.count)
         self.slotCount = slots.count

@@ -20,16 +20,20 @@
 /// print(saved.id!)  // the new rowid, set by didInsert(rowID:)
 /// ```
 ///
-/// Where the database fills more than the rowid, `insert` still reads the row back (`RETURNING *`) and
-/// decodes it, and ``didInsert(rowID:)`` is not called. So it does where a value is stored in a form
-/// that may decode to another value: a `Date` (kept to its strategy's precision, the millisecond by
-/// default), a `URL`, a `Decimal`, or a nested value stored as JSON. What Bindery cannot check is the
-/// type's own code: adopt the protocol only where decoding gives back what was encoded, not for a type
-/// with a transient property (one left out of its `CodingKeys`, which decoding sets to its default
-/// value) or an `init(from:)` that changes what it reads. For such a type `insert` returns the record
-/// as given, which may differ from what ``Connection/find(_:id:)`` reads.
+/// `insert` still decodes the row as stored, and does not call ``didInsert(rowID:)``, where the
+/// database fills more than the rowid (it then reads the row back with `RETURNING *`), where a value
+/// was stored in a form that may decode to another value (a `Date`, kept to its strategy's precision,
+/// the millisecond by default; a `URL`; a `Decimal`; a nested value stored as JSON), and where the
+/// table's `INTEGER PRIMARY KEY`, whose value the rowid is, is not one of the record's columns.
+///
+/// What Bindery cannot check is the type's own code: adopt the protocol only where decoding gives back
+/// what was encoded, not for a type with a transient property (one left out of its `CodingKeys`, which
+/// decoding sets to its default value), an `encode(to:)` that leaves out a key the table has a column
+/// for, or an `init(from:)` that changes what it reads. For such a type `insert` returns the record as
+/// given, which may differ from what ``Connection/find(_:id:)`` reads.
 public protocol StoredAsGiven: Record {
-    /// Sets the record's id to `rowID`, the rowid SQLite assigned to the row `insert` stored; called
-    /// on the record `insert` returns, when the row was stored as given.
+    /// Sets the record's id to `rowID`, the rowid of the row `insert` stored, which is the value of the
+    /// table's `INTEGER PRIMARY KEY` column; called on the record `insert` returns, when the row was
+    /// stored as given.
     mutating func didInsert(rowID: Int64)
 }
