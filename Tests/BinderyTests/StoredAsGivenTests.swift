@@ -36,14 +36,17 @@ import Testing
         enum CodingKeys: String, CodingKey { case id, name, count }
     }
 
-    /// An item whose `encode(to:)` throws after encoding its first two fields when `fails` is set.
+    /// An item whose `encode(to:)` throws `fails` after encoding its first two fields: its own error, or
+    /// an `SQLiteError` with code `SQLITE_SCHEMA`, the code on which a statement is prepared again and run
+    /// again.
     struct FailingItem: Record, StoredAsGiven {
         static let tableName = "item"
         struct Refused: Error {}
+        enum Failure: Sendable { case refused, schema }
         var id: Int64?
         var name: String
         var count: Int?
-        var fails = false
+        var fails: Failure?
 
         enum CodingKeys: String, CodingKey { case id, name, count }
 
@@ -51,30 +54,11 @@ import Testing
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeIfPresent(id, forKey: .id)
             try container.encode(name, forKey: .name)
-            if fails { throw Refused() }
-            try container.encodeIfPresent(count, forKey: .count)
-        }
-
-        mutating func didInsert(rowID: Int64) { id = rowID }
-    }
-
-    /// An item whose `encode(to:)` throws an `SQLiteError` with code `SQLITE_SCHEMA`, the code on which
-    /// a statement is prepared again and run again, after encoding its first two fields.
-    struct SchemaErrorItem: Record, StoredAsGiven {
-        static let tableName = "item"
-        var id: Int64?
-        var name: String
-        var count: Int?
-        var fails = false
-
-        enum CodingKeys: String, CodingKey { case id, name, count }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encodeIfPresent(id, forKey: .id)
-            try container.encode(name, forKey: .name)
-            if fails { throw SQLiteError(code: .schema, message: "thrown by encode(to:)") }
-            try container.encodeIfPresent(count, forKey: .count)
+            switch fails {
+            case .refused: throw Refused()
+            case .schema: throw SQLiteError(code: .schema, message: "thrown by encode(to:)")
+            case nil: try container.encodeIfPresent(count, forKey: .count)
+            }
         }
 
         mutating func didInsert(rowID: Int64) { id = rowID }
@@ -229,7 +213,7 @@ import Testing
         try conn.execute(script: Self.table)
         try conn.insert(FailingItem(id: nil, name: "a", count: 1))
         #expect(throws: FailingItem.Refused.self) {
-            try conn.insert(FailingItem(id: 50, name: "half", count: 99, fails: true))
+            try conn.insert(FailingItem(id: 50, name: "half", count: 99, fails: .refused))
         }
         let next = try conn.insert(FailingItem(id: nil, name: "b", count: nil))
         #expect(next.id == 2)
@@ -244,11 +228,11 @@ import Testing
     @Test func anSQLiteSchemaErrorThrownWhileEncodingIsThrownNotRetried() throws {
         let conn = try Connection.inMemory()
         try conn.execute(script: Self.table)
-        try conn.insert(SchemaErrorItem(id: nil, name: "a", count: 1))
+        try conn.insert(FailingItem(id: nil, name: "a", count: 1))
         #expect(throws: SQLiteError.self) {
-            try conn.insert(SchemaErrorItem(id: 2, name: "half", count: 9, fails: true))
+            try conn.insert(FailingItem(id: 2, name: "half", count: 9, fails: .schema))
         }
-        try conn.insert(SchemaErrorItem(id: nil, name: "b", count: 2))
+        try conn.insert(FailingItem(id: nil, name: "b", count: 2))
         let expected: [[SQLiteValue]] = [
             [.integer(1), .text("a"), .integer(1)], [.integer(2), .text("b"), .integer(2)],
         ]
