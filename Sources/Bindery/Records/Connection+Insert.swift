@@ -37,27 +37,36 @@ extension Connection {
             var stored = record
             let inexactCount = encoder.values.inexactCount
             let plainAllowed = !context.insertsReturningAlways
-            if plainAllowed, let memo = state.lastInsert, memo.policy == policy, row === state.encoder.row,
-                memo.needsReturningAt != schemaGeneration
+            // The memo of the encoded row's shape, once known to need `RETURNING *`.
+            var shapeMemo: InsertMemo?
+            if plainAllowed, let last = state.lastInsertPlan(for: row, policy: policy),
+                last.needsReturningAt != schemaGeneration
             {
                 // The record is likely of the last shape inserted: it is bound to that shape's plain
-                // INSERT as it is encoded. Encoded either way when this returns false.
-                let inserted = try insertPlain(
-                    &stored, state: state, encoder: encoder, memo: memo, context: context, encoding: true,
+                // INSERT as it is encoded.
+                switch try insertPlain(
+                    &stored, state: state, encoder: encoder, memo: last, context: context, encoding: true,
                     inexactCount: inexactCount)
-                if inserted {
-                    return stored
+                {
+                case .inserted: return stored
+                case .needsReturning: shapeMemo = last
+                case .otherShape: break
                 }
             } else {
                 try encoder.encodeRow(at: &stored)
             }
-            let memo = state.insertPlan(for: row, policy: policy)
-            if plainAllowed, memo.needsReturningAt != schemaGeneration,
-                try insertPlain(
-                    &stored, state: state, encoder: encoder, memo: memo, context: context, encoding: false,
-                    inexactCount: inexactCount)
-            {
-                return stored
+            let memo: InsertMemo
+            if let shapeMemo {
+                memo = shapeMemo
+            } else {
+                memo = state.insertPlan(for: row, policy: policy)
+                if plainAllowed, memo.needsReturningAt != schemaGeneration,
+                    try insertPlain(
+                        &stored, state: state, encoder: encoder, memo: memo, context: context, encoding: false,
+                        inexactCount: inexactCount) == .inserted
+                {
+                    return stored
+                }
             }
             return try withStatement(memo.returningSQL) { statement in
                 try row.bind(to: statement, parameters: memo.parameters)
@@ -67,13 +76,13 @@ extension Connection {
         }
     }
 
-    /// Inserts the encoded row of `record` with a plain INSERT when its plan allows, sets `record` to the
-    /// record as stored and returns true; returns false, having run nothing, when the row needs
-    /// `RETURNING *`.
+    /// Inserts the encoded row of `record` with a plain INSERT when its plan allows and sets `record` to
+    /// the record as stored (``PlainAttempt/inserted``), or runs nothing when the row needs `RETURNING *`
+    /// (``PlainAttempt/needsReturning``).
     ///
     /// With `encoding`, `record` is encoded here, each value bound to the INSERT of `memo` as it is
-    /// encoded (see ``EncodedRow/bindDirectly(to:slots:layout:)``); a row of another shape returns false,
-    /// encoded but not inserted. It is encoded once only: when SQLite has the statement prepared again
+    /// encoded (see ``EncodedRow/bindDirectly(to:slots:layout:)``); a row of another shape is encoded but
+    /// not inserted (``PlainAttempt/otherShape``). It is encoded once only: when SQLite has the statement prepared again
     /// (`SQLITE_SCHEMA`), the encoded row is bound to the new one; an error thrown while encoding is
     /// thrown as it is, never retried.
     ///
@@ -84,14 +93,14 @@ extension Connection {
     private func insertPlain<T: Record>(
         _ record: inout T, state: RecordTypeState, encoder: RowEncoderCore, memo: InsertMemo, context: RecordContext,
         encoding: Bool, inexactCount: Int
-    ) throws -> Bool {
+    ) throws -> PlainAttempt {
         let row = encoder.row
         let columns = memo.columns
         var encoded = !encoding
         var encodingError: (any Error)?
-        let outcome: PlainInsert?
+        let outcome: PlainInsert
         do {
-            outcome = try withStatement(memo.plainSQL) { statement -> PlainInsert? in
+            outcome = try withStatement(memo.plainSQL) { statement -> PlainInsert in
                 let boundAsEncoded = !encoded
                 if !encoded {
                     encoded = true
@@ -101,10 +110,10 @@ extension Connection {
                         try encoder.encodeRow(at: &record)
                     } catch {
                         encodingError = error
-                        return nil
+                        return .otherShape
                     }
                     // A slot learned by this record (a key seen for the first time) makes it another shape.
-                    guard row.count == columns.count, row.isBound(to: statement) else { return nil }
+                    guard row.count == columns.count, row.isBound(to: statement) else { return .otherShape }
                 }
                 return try runPlain(
                     statement, &record, state: state, encoder: encoder, memo: memo, context: context,
@@ -117,10 +126,12 @@ extension Connection {
             throw encodingError
         }
         switch outcome {
-        case nil:
-            return false
-        case .skipped:
-            return true
+        case .otherShape:
+            return .otherShape
+        case .needsReturning:
+            return .needsReturning
+        case .unchanged:
+            return .inserted
         case .stored(let rowid, let plan):
             do {
                 record = try encoder.insertedRowDecoder.decode(
@@ -128,30 +139,30 @@ extension Connection {
             } catch is InsertedRowDecoder.GaveUp {
                 try readBack(&record, state: state, rowid: rowid, rowidName: plan.rowidName)
             }
-            return true
+            return .inserted
         case .readBack(let rowid, let rowidName):
             try readBack(&record, state: state, rowid: rowid, rowidName: rowidName)
-            return true
+            return .inserted
         }
     }
 
     /// Runs the plain INSERT `statement` of `memo` for the encoded row when its plan allows: binds the
-    /// row unless it was `boundAsEncoded` (then only its TEXT and BLOB values), and says what it did;
-    /// nil, having run nothing, when the row needs `RETURNING *`. Sets a ``StoredAsGiven`` `record`'s
+    /// row unless it was `boundAsEncoded` (then only its TEXT and BLOB values), and says what it did,
+    /// or, having run nothing, that the row needs `RETURNING *`. Sets a ``StoredAsGiven`` `record`'s
     /// rowid as ``insertPlain(_:state:encoder:memo:context:encoding:inexactCount:)`` says.
     @inline(__always)
     private func runPlain<T: Record>(
         _ statement: Statement, _ record: inout T, state: RecordTypeState, encoder: RowEncoderCore, memo: InsertMemo,
         context: RecordContext, boundAsEncoded: Bool, inexactCount: Int
-    ) throws -> PlainInsert? {
+    ) throws -> PlainInsert {
         let row = encoder.row
         let columns = memo.columns
         let plan = try insertPlan(for: statement, state: state, row: row, columns: columns)
         guard plan.isPlain else {
             memo.needsReturningAt = schemaGeneration
-            return nil
+            return .needsReturning
         }
-        guard plan.keepsValues(of: row) else { return nil }
+        guard plan.keepsValues(of: row) else { return .needsReturning }
         if !boundAsEncoded {
             try row.bind(to: statement, parameters: memo.parameters)
         } else if row.hasDeferredValues {
@@ -164,7 +175,7 @@ extension Connection {
             let values = row.values
             throw error.with(arguments: values.indices.filter { $0 < columns.count && columns[$0] }.map { values[$0] })
         }
-        guard statement.changes > 0 else { return .skipped }
+        guard statement.changes > 0 else { return .unchanged }
         let rowid = lastInsertRowID
         guard statement.reprepareCount == plan.reprepareCount else {
             // The schema changed under the statement, which SQLite re-prepared as it stepped (or
@@ -177,16 +188,30 @@ extension Connection {
             encoder.values.inexactCount == inexactCount
         {
             withUnsafeMutablePointer(to: &record) { setRowID(UnsafeMutableRawPointer($0), rowid) }
-            return .skipped
+            return .unchanged
         }
         return .stored(rowid, plan)
     }
 
-    /// What a plain INSERT did.
+    /// What came of trying a plain INSERT.
+    enum PlainAttempt {
+        /// The row was inserted and the record is the row as stored.
+        case inserted
+        /// The record was encoded, but it is not of the shape the INSERT was for: nothing ran.
+        case otherShape
+        /// The row needs `RETURNING *` (a DEFAULT, a trigger, a value its column converts): nothing ran.
+        case needsReturning
+    }
+
+    /// What a plain INSERT's statement did.
     private enum PlainInsert {
-        /// Nothing was inserted (``ConflictPolicy/ignore``), or the record was stored as given and has
-        /// its rowid (``StoredAsGiven``): it is the result as it is.
-        case skipped
+        /// Nothing ran: the record is of another shape.
+        case otherShape
+        /// Nothing ran: the row needs `RETURNING *`.
+        case needsReturning
+        /// The record is the result as it is: nothing was inserted (``ConflictPolicy/ignore``), or it
+        /// was stored as given and has its rowid (``StoredAsGiven``).
+        case unchanged
         /// The row with this rowid was stored as the plan says.
         case stored(Int64, InsertPlan)
         /// The row with this rowid (read by this name) must be read back from the table.

@@ -40,10 +40,18 @@ extension RecordTypeState {
     /// the policy is the same.
     @inline(__always)
     func insertPlan(for row: EncodedRow, policy: ConflictPolicy) -> InsertMemo {
-        if let memo = lastInsert, row === encoder.row, memo.policy == policy, row.nonNullSlotsEqual(memo.columns) {
+        if let memo = lastInsertPlan(for: row, policy: policy), row.nonNullSlotsEqual(memo.columns) {
             return memo
         }
         return newInsertPlan(for: row, policy: policy)
+    }
+
+    /// The last insert of `row` under `policy`, whatever the row's non-NULL slots: the memo kept for
+    /// ``encoder``'s row with the same policy, or nil.
+    @inline(__always)
+    func lastInsertPlan(for row: EncodedRow, policy: ConflictPolicy) -> InsertMemo? {
+        guard let memo = lastInsert, row === encoder.row, memo.policy == policy else { return nil }
+        return memo
     }
 
     @inline(never)
