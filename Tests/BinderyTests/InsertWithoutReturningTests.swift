@@ -220,6 +220,33 @@ import Testing
         #expect(outcomes[11] == .record(Self.with(kept, id: 11) { $0.numeric = 8 }))
     }
 
+    struct Reals: Record, StoredAsGiven, Equatable {
+        static let tableName = "t"
+        static let primaryKey = ["id"]
+        var id: Int64?
+        var a: SQLiteValue
+        var b: SQLiteValue
+
+        mutating func didInsert(rowID: Int64) { id = rowID }
+    }
+
+    /// A row whose every value is of a kind its column keeps skips the look at each value; a negative
+    /// zero, a REAL like the others, is still seen: the REAL column stores it as 0, so the row needs
+    /// `RETURNING *` and comes back as stored, not as given.
+    @Test func aNegativeZeroAmongKeptRealsNeedsReturning() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(script: "CREATE TABLE t (id INTEGER PRIMARY KEY, a REAL, b REAL)")
+        let kept = try conn.insert(Reals(id: nil, a: .real(1.5), b: .real(2.5)))
+        #expect(kept == Reals(id: 1, a: .real(1.5), b: .real(2.5)))
+        #expect(conn.recordContext.plainInsertCount == 1)
+        let zero = try conn.insert(Reals(id: nil, a: .real(-0.0), b: .real(2.5)))
+        #expect(conn.recordContext.plainInsertCount == 1)
+        #expect(zero == Reals(id: 2, a: .integer(0), b: .real(2.5)))
+        let again = try conn.insert(Reals(id: nil, a: .real(0.5), b: .real(-2.5)))
+        #expect(conn.recordContext.plainInsertCount == 2)
+        #expect(again == Reals(id: 3, a: .real(0.5), b: .real(-2.5)))
+    }
+
     /// A whole REAL kept in a REAL column comes back as a REAL, as `find` reads it. (SQLite's `RETURNING`
     /// gives such a value as an INTEGER; decoded as a number, both are the same.)
     @Test func aWholeRealComesBackAsFindReadsIt() throws {

@@ -42,6 +42,8 @@ final class EncodedRow {
         /// The layout the slots' parameters were last set from (see ``bindDirectly(to:slots:layout:)``);
         /// 0 when they were set otherwise.
         var layout: UInt64 = 0
+        /// The kinds of value set in the current row, one bit each (``TableInsertProfile/keptKindBit(of:)``).
+        var kinds: UInt8 = 0
     }
 
     /// One slot: the value last encoded for it, the row it was encoded in and its parameter in the
@@ -120,7 +122,13 @@ final class EncodedRow {
         storage.pointee.bound = 0
         storage.pointee.deferred = false
         storage.pointee.offShape = false
+        storage.pointee.kinds = 0
     }
+
+    /// The kinds of value set in the current row, one bit each (``TableInsertProfile/keptKindBit(of:)``),
+    /// whatever their slots: a plan whose columns all keep these kinds keeps every value of the row.
+    @inline(__always)
+    var kinds: UInt8 { storage.pointee.kinds }
 
     /// Stores `value` in `slot`. An old value that holds nothing to release (NULL, an INTEGER, a
     /// REAL) is written over without the generic destroy, which would cost a call per value.
@@ -130,6 +138,7 @@ final class EncodedRow {
         if let target = storage.pointee.target {
             bindNow(value, entry, to: target)
         }
+        storage.pointee.kinds |= TableInsertProfile.keptKindBit(of: value)
         let generation = storage.pointee.generation
         switch entry.pointee.value {
         case .null, .integer, .real:

@@ -152,8 +152,8 @@ extension Connection {
     /// rowid as ``insertPlain(_:state:encoder:memo:context:encoding:inexactCount:)`` says.
     @inline(__always)
     private func runPlain<T: Record>(
-        _ statement: Statement, _ record: inout T, state: RecordTypeState, encoder: RowEncoderCore, memo: InsertMemo,
-        context: RecordContext, boundAsEncoded: Bool, inexactCount: Int
+        _ statement: Statement, _ record: UnsafeMutablePointer<T>, state: RecordTypeState, encoder: RowEncoderCore,
+        memo: InsertMemo, context: RecordContext, boundAsEncoded: Bool, inexactCount: Int
     ) throws -> PlainInsert {
         let row = encoder.row
         let columns = memo.columns
@@ -184,10 +184,10 @@ extension Connection {
             statement.attachment = nil
             return .readBack(rowid, plan.rowidName)
         }
-        if let setRowID = state.setRowID, plan.storesRowIDKnowingEverySlot, plan.slotCount == row.count,
+        if let setter = state.rowIDSetter, plan.storesRowIDKnowingEverySlot, plan.slotCount == row.count,
             encoder.values.inexactCount == inexactCount
         {
-            withUnsafeMutablePointer(to: &record) { setRowID(UnsafeMutableRawPointer($0), rowid) }
+            setter.setRowID(of: record, to: rowid)
             return .unchanged
         }
         return .stored(rowid, plan)

@@ -27,6 +27,9 @@ final class InsertPlan {
     /// Each bound slot and the kinds of value its column keeps (``TableInsertProfile/Column/keptKinds``),
     /// for the per-row affinity check.
     private let bound: [(slot: Int, keptKinds: UInt8)]
+    /// The kinds of value every bound column keeps: a row whose values are all of these kinds
+    /// (``EncodedRow/kinds``) is kept as given without a look at each value.
+    private let keptByEveryColumn: UInt8
 
     /// The plan for inserting the slots of `row` marked in `columns` (its non-NULL ones) into the table
     /// of `profile`.
@@ -77,6 +80,7 @@ final class InsertPlan {
         self.slots.initialize(from: slots, count: slots.count)
         self.slotCount = slots.count
         self.bound = bound
+        self.keptByEveryColumn = bound.reduce(UInt8.max) { $0 & $1.keptKinds }
     }
 
     deinit {
@@ -87,6 +91,10 @@ final class InsertPlan {
     /// Whether the table stores every bound value of `row` unchanged (no affinity conversion).
     @inline(__always)
     func keepsValues(of row: EncodedRow) -> Bool {
+        let kinds = row.kinds
+        if kinds & keptByEveryColumn == kinds {
+            return true
+        }
         for (slot, keptKinds) in bound where !TableInsertProfile.keeps(row.value(at: slot), keptKinds: keptKinds) {
             return false
         }

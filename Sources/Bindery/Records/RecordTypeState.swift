@@ -11,9 +11,9 @@ final class RecordTypeState {
     let tableName: String
     /// The primary key's column names.
     let primaryKey: [String]
-    /// When the type is ``StoredAsGiven``, calls ``StoredAsGiven/didInsert(rowID:)`` on the record at the
-    /// pointer (one of this type): `insert` then returns a record stored as given without decoding it.
-    let setRowID: ((UnsafeMutableRawPointer, Int64) -> Void)?
+    /// When the type is ``StoredAsGiven``, calls ``StoredAsGiven/didInsert(rowID:)`` on a record of this
+    /// type: `insert` then returns a record stored as given without decoding it.
+    let rowIDSetter: (any RowIDSetting)?
     /// The encoder reused for every record of the type; it keeps the learned column slots.
     let encoder: RowEncoderCore
     private let options: CodingOptions
@@ -64,7 +64,7 @@ final class RecordTypeState {
 
     init(table: String, primaryKey: [String], options: CodingOptions, storedAsGiven: (any StoredAsGiven.Type)?) {
         self.tableName = table
-        self.setRowID = storedAsGiven.map { Self.rowIDSetter(for: $0) }
+        self.rowIDSetter = storedAsGiven.map { Self.rowIDSetter(for: $0) }
         self.table = SQL.quote(identifier: table)
         self.primaryKey = primaryKey
         self.encoder = RowEncoderCore(options: options)
@@ -81,9 +81,9 @@ final class RecordTypeState {
         slot?.deallocate()
     }
 
-    /// ``setRowID`` for the type `U`.
-    private static func rowIDSetter<U: StoredAsGiven>(for type: U.Type) -> (UnsafeMutableRawPointer, Int64) -> Void {
-        { record, rowID in record.assumingMemoryBound(to: U.self).pointee.didInsert(rowID: rowID) }
+    /// ``rowIDSetter`` for the type `U`.
+    private static func rowIDSetter<U: StoredAsGiven>(for type: U.Type) -> any RowIDSetting {
+        RowIDSetter<U>()
     }
 
     /// Uninitialized memory for one record of the type `T` (the type this state is for), allocated on

@@ -36,10 +36,19 @@ struct TableInsertProfile {
     /// and reads back as 0.0.
     @inline(__always)
     static func keeps(_ value: SQLiteValue, keptKinds: UInt8) -> Bool {
+        keptKinds & keptKindBit(of: value) != 0
+    }
+
+    /// The bit no column keeps: a NaN or a negative zero.
+    static let unkeptReal: UInt8 = 32
+
+    /// ``kindBit(of:)``, or ``unkeptReal`` for a REAL that no column stores unchanged.
+    @inline(__always)
+    static func keptKindBit(of value: SQLiteValue) -> UInt8 {
         if case .real(let double) = value, double.isNaN || (double == 0 && double.sign == .minus) {
-            return false
+            return unkeptReal
         }
-        return keptKinds & kindBit(of: value) != 0
+        return kindBit(of: value)
     }
 
     /// One bit per kind of value: NULL, INTEGER, REAL, TEXT, BLOB.
