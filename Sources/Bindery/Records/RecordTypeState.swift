@@ -64,7 +64,7 @@ final class RecordTypeState {
 
     init(table: String, primaryKey: [String], options: CodingOptions, storedAsGiven: (any StoredAsGiven.Type)?) {
         self.tableName = table
-        self.rowIDSetter = storedAsGiven.map { Self.rowIDSetter(for: $0) }
+        self.rowIDSetter = storedAsGiven.map { Self.makeRowIDSetter(for: $0) }
         self.table = SQL.quote(identifier: table)
         self.primaryKey = primaryKey
         self.encoder = RowEncoderCore(options: options)
@@ -82,7 +82,7 @@ final class RecordTypeState {
     }
 
     /// ``rowIDSetter`` for the type `U`.
-    private static func rowIDSetter<U: StoredAsGiven>(for type: U.Type) -> any RowIDSetting {
+    private static func makeRowIDSetter<U: StoredAsGiven>(for type: U.Type) -> any RowIDSetting {
         RowIDSetter<U>()
     }
 
