@@ -184,10 +184,10 @@ extension Connection {
             statement.attachment = nil
             return .readBack(rowid, plan.rowidName)
         }
-        if let setter = state.rowIDSetter, plan.storesRowIDKnowingEverySlot, plan.slotCount == row.count,
+        if let storedAsGiven = state.storedAsGiven, plan.storesRowIDKnowingEverySlot, plan.slotCount == row.count,
             encoder.values.inexactCount == inexactCount
         {
-            setter.setRowID(of: record, to: rowid)
+            storedAsGiven.didInsert(into: record, rowID: rowid)
             return .unchanged
         }
         return .stored(rowid, plan)

@@ -47,20 +47,18 @@ final class InsertPlan {
         let names = row.columns
         for slot in names.indices {
             let column = profile.index(ofColumn: names[slot])
+            let isRowID = profile.rowidAlias.map { FoldedIdentifier.same($0, names[slot]) } ?? false
+            hasRowIDSlot = hasRowIDSlot || isRowID
             if slot < columns.count && columns[slot] {
                 guard let column else {
                     isPlain = false  // the INSERT names a column the table does not have: it fails
                     slots.append(.unknown)
                     continue
                 }
-                if let alias = profile.rowidAlias, FoldedIdentifier.same(alias, names[slot]) {
-                    hasRowIDSlot = true
-                }
                 slots.append(.bound)
                 bound.append((slot, profile.columns[column].keptKinds))
             } else if let column {
-                if let alias = profile.rowidAlias, FoldedIdentifier.same(alias, names[slot]) {
-                    hasRowIDSlot = true
+                if isRowID {
                     slots.append(.rowid)
                 } else if profile.columns[column].fillsItself {
                     isPlain = false  // a DEFAULT or a generated value: only the stored row tells it

@@ -11,9 +11,9 @@ final class RecordTypeState {
     let tableName: String
     /// The primary key's column names.
     let primaryKey: [String]
-    /// When the type is ``StoredAsGiven``, calls ``StoredAsGiven/didInsert(rowID:)`` on a record of this
-    /// type: `insert` then returns a record stored as given without decoding it.
-    let rowIDSetter: (any RowIDSetting)?
+    /// The type, when it is ``StoredAsGiven``: `insert` then returns a record stored as given without
+    /// decoding it, after ``StoredAsGiven/didInsert(rowID:)``.
+    let storedAsGiven: (any StoredAsGiven.Type)?
     /// The encoder reused for every record of the type; it keeps the learned column slots.
     let encoder: RowEncoderCore
     private let options: CodingOptions
@@ -64,7 +64,7 @@ final class RecordTypeState {
 
     init(table: String, primaryKey: [String], options: CodingOptions, storedAsGiven: (any StoredAsGiven.Type)?) {
         self.tableName = table
-        self.rowIDSetter = storedAsGiven.map { Self.makeRowIDSetter(for: $0) }
+        self.storedAsGiven = storedAsGiven
         self.table = SQL.quote(identifier: table)
         self.primaryKey = primaryKey
         self.encoder = RowEncoderCore(options: options)
@@ -79,11 +79,6 @@ final class RecordTypeState {
 
     deinit {
         slot?.deallocate()
-    }
-
-    /// ``rowIDSetter`` for the type `U`.
-    private static func makeRowIDSetter<U: StoredAsGiven>(for type: U.Type) -> any RowIDSetting {
-        RowIDSetter<U>()
     }
 
     /// Uninitialized memory for one record of the type `T` (the type this state is for), allocated on

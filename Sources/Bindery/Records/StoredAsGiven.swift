@@ -37,3 +37,11 @@ public protocol StoredAsGiven: Record {
     /// stored as given.
     mutating func didInsert(rowID: Int64)
 }
+
+extension StoredAsGiven {
+    /// Calls ``didInsert(rowID:)`` on the record at `record`, which is of this type: how `insert` reaches
+    /// it through the type kept as `any StoredAsGiven.Type` (``RecordTypeState/storedAsGiven``).
+    static func didInsert(into record: UnsafeMutableRawPointer, rowID: Int64) {
+        record.assumingMemoryBound(to: Self.self).pointee.didInsert(rowID: rowID)
+    }
+}
