@@ -42,4 +42,12 @@ final class ContainerBox<Container> {
         }
         return UnsafeMutableRawPointer(storage).assumingMemoryBound(to: AnyObject.self)
     }
+
+    /// Whether nothing but its box holds the container whose counted reference this is (see
+    /// ``reference``); false when it is nil (unknown). (The container type plays no part here.)
+    @inline(__always)
+    static func isUnshared(_ reference: UnsafeMutablePointer<AnyObject>?) -> Bool {
+        guard let reference else { return false }
+        return isKnownUniquelyReferenced(&reference.pointee)
+    }
 }

@@ -3,7 +3,8 @@
 /// is given and keeps nothing, because the `Encoder` protocol cannot throw there. The core has
 /// recorded the error, which it throws when `encode(to:)` returns.
 struct DiscardingEncodingContainer: SingleValueEncodingContainer, UnkeyedEncodingContainer {
-    unowned(unsafe) let core: RowEncoderCore  // lives only inside the core's encode(to:) call
+    /// Counted: a container kept past its record may still hand out the core (`superEncoder()`).
+    let core: RowEncoderCore
     var codingPath: [any CodingKey] { [] }
     private(set) var count = 0
 
@@ -31,7 +32,7 @@ struct DiscardingEncodingContainer: SingleValueEncodingContainer, UnkeyedEncodin
 
 /// The keyed counterpart of ``DiscardingEncodingContainer``, for a keyed container nested in one.
 struct DiscardingKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    unowned(unsafe) let core: RowEncoderCore  // see DiscardingEncodingContainer
+    let core: RowEncoderCore  // see DiscardingEncodingContainer
     var codingPath: [any CodingKey] { [] }
 
     init(core: RowEncoderCore) {

@@ -130,10 +130,19 @@ final class EncodedRow {
     @inline(__always)
     var kinds: UInt8 { storage.pointee.kinds }
 
-    /// Stores `value` in `slot`. An old value that holds nothing to release (NULL, an INTEGER, a
-    /// REAL) is written over without the generic destroy, which would cost a call per value.
+    /// Stores `value` in `slot`, and predicts the next key's slot to be the one after it (see
+    /// ``slot(forKey:)``).
     @inline(__always)
     func set(_ value: SQLiteValue, slot: Int) {
+        set(value, taggedSlot: slot)
+        storage.pointee.cursor = slot &+ 1
+    }
+
+    /// Stores `value` in `slot`, found by key tag: the prediction of string keys' slots is left as it
+    /// is. An old value that holds nothing to release (NULL, an INTEGER, a REAL) is written over
+    /// without the generic destroy, which would cost a call per value.
+    @inline(__always)
+    func set(_ value: SQLiteValue, taggedSlot slot: Int) {
         let entry = storage.pointee.slots + slot
         if let target = storage.pointee.target {
             bindNow(value, entry, to: target)
@@ -147,7 +156,6 @@ final class EncodedRow {
             entry.pointee.value = value
             entry.pointee.row = generation
         }
-        storage.pointee.cursor = slot &+ 1
     }
 
     /// Stores `value` for the coding key `key`; returns its slot.

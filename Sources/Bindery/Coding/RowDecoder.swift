@@ -187,17 +187,10 @@ final class RowDecoder: Decoder {
         values.pointee.endRow()
         if order.pointee.handedOut {
             order.pointee.handedOut = false
-            if !Self.isUnshared(order.pointee.containerReference) {
+            if !ContainerBox<Void>.isUnshared(order.pointee.containerReference) {
                 dropKeptContainer()
             }
         }
-    }
-
-    /// Whether nothing but the decoder's box holds the container whose reference this is (nil: unknown).
-    @inline(__always)
-    private static func isUnshared(_ reference: UnsafeMutablePointer<AnyObject>?) -> Bool {
-        guard let reference else { return false }
-        return isKnownUniquelyReferenced(&reference.pointee)
     }
 
     /// Forgets the reused keyed container, which a decoded value kept: the copy it holds refuses to

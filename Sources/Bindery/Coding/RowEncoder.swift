@@ -54,8 +54,18 @@ final class RowEncoderCore: Encoder {
     var failure: Error?
     /// Decodes a record from ``row`` as an INSERT stored it, made on first use.
     lazy var insertedRowDecoder = InsertedRowDecoder(row: row, options: values.options)
-    /// The keyed container of the first key type asked for, reused value after value.
+    /// The core's counters (see ``RowGenerations``): ``RowGenerations/row`` is odd while a value is
+    /// encoded and moves on when it starts and ends; ``RowGenerations/kept`` moves on when the reused
+    /// keyed container was kept past its value.
+    private let generations = RowGenerations.take()
+    /// The keyed container of the first key type asked for, reused value after value while no
+    /// `encode(to:)` keeps it.
     private var containerCache: AnyObject?
+    /// The reused keyed container's counted reference (see ``ContainerBox/reference``); nil when there
+    /// is none or it cannot be checked.
+    private var containerReference: UnsafeMutablePointer<AnyObject>?
+    /// Whether the reused keyed container was handed out since the last value ended.
+    private var handedOut = false
     private var cachedKeyType: ObjectIdentifier?
     /// The tag table of that key type's container, when its keys are plain enum cases.
     private var keyTags: KeyTagTable?
@@ -78,6 +88,14 @@ final class RowEncoderCore: Encoder {
         self.row = EncodedRow(options: options)
         self.values = ValueEncoder(options: options)
     }
+
+    deinit {
+        RowGenerations.giveBack(generations)
+    }
+
+    /// Whether a value is being encoded through its `encode(to:)`.
+    @inline(__always)
+    private var isEncoding: Bool { generations[RowGenerations.row] & 1 == 1 }
 
     /// Encodes `value` into ``row``, replacing the previous row's values.
     func encodeRow<T: Encodable>(_ value: T) throws {
@@ -118,13 +136,39 @@ final class RowEncoderCore: Encoder {
         guard !encodesScalar else {
             throw Self.notARow(T.self, asked: "is stored as a single value")
         }
-        try pointer.pointee.encode(to: self)
+        generations[RowGenerations.row] &+= 1
+        defer { endValue() }
+        try pointer.pointee.encode(to: RowEncoderHandle(core: self, generation: generations + RowGenerations.row))
         if let nonKeyedRequest {
             throw Self.notARow(T.self, asked: "encodes itself through \(nonKeyedRequest)")
         }
         if let failure {
             throw failure
         }
+    }
+
+    /// Ends the value: its containers refuse to write from now on. The reused keyed container is
+    /// dropped if `encode(to:)` kept it.
+    @inline(__always)
+    private func endValue() {
+        generations[RowGenerations.row] &+= 1
+        if handedOut {
+            handedOut = false
+            if !ContainerBox<Void>.isUnshared(containerReference) {
+                dropKeptContainer()
+            }
+        }
+    }
+
+    /// Forgets the reused keyed container, which `encode(to:)` kept: the copy it holds refuses to
+    /// write, and the next value gets a new one.
+    @inline(never)
+    private func dropKeptContainer() {
+        generations[RowGenerations.kept] &+= 1
+        containerReference = nil
+        containerCache = nil
+        cachedKeyType = nil
+        keyTags = nil
     }
 
     /// The error for a value that is not made of keyed properties, which would otherwise become a
@@ -176,24 +220,39 @@ final class RowEncoderCore: Encoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         // The container holds no state of its own, so the one made for the first value serves every
-        // value: no allocation and no generic metadata look-up per row.
-        if let cached = containerCache, cachedKeyType == ObjectIdentifier(Key.self) {
+        // value while no `encode(to:)` keeps it: no allocation and no generic metadata look-up per row.
+        if let cached = containerCache, cachedKeyType == ObjectIdentifier(Key.self), isEncoding {
+            handedOut = true
             return unsafeDowncast(cached, to: ContainerBox<KeyedEncodingContainer<Key>>.self).value()
         }
         return makeContainer(keyedBy: Key.self)
     }
 
-    /// A new keyed container, kept for the next rows when it is the first one. Out of line: the code
+    /// A new keyed container, kept for the next values when it is the first one. Out of line: the code
     /// that makes a container needs its type's metadata, which would otherwise be looked up on every call.
     @inline(never)
     private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        guard isEncoding else {
+            // Asked of an encoder kept past its value: the container refuses to write.
+            return KeyedEncodingContainer(
+                RowKeyedEncodingContainer<Key>(
+                    core: self, tags: nil, generation: generations + RowGenerations.row, expired: true))
+        }
         // Only the container that is kept gets a tag table, which is kept with it: the container holds
         // nothing but a pointer into the table, so a table made for a container that is not kept would
         // be freed while the container still writes to it.
-        let tags = KeyTagTable.isTaggable(Key.self) && containerCache == nil ? KeyTagTable() : nil
-        let container = KeyedEncodingContainer(RowKeyedEncodingContainer<Key>(core: self, tags: tags))
-        if containerCache == nil {
-            containerCache = ContainerBox(container)
+        let reused = containerCache == nil
+        let tags = KeyTagTable.isTaggable(Key.self) && reused ? KeyTagTable() : nil
+        // The reused container is valid until an `encode(to:)` keeps it; any other one, until its value
+        // ends.
+        let counter = generations + (reused ? RowGenerations.kept : RowGenerations.row)
+        let container = KeyedEncodingContainer(
+            RowKeyedEncodingContainer<Key>(core: self, tags: tags, generation: counter))
+        if reused {
+            let box = ContainerBox(container)
+            containerCache = box
+            containerReference = box.reference
+            handedOut = true
             cachedKeyType = ObjectIdentifier(Key.self)
             keyTags = tags
         }

@@ -1,9 +1,10 @@
 import Foundation
 
-/// Counters that live as long as the process, lent to one ``RowDecoder`` at a time: what a container
-/// kept past its row checks before it reads anything.
+/// Counters that live as long as the process, lent to one ``RowDecoder`` (or ``RowEncoderCore``) at a
+/// time: what a container kept past its row checks before it reads (or writes) anything.
 ///
-/// The `Decoder` protocol lets `init(from:)` keep its container. Used later, it must not read the
+/// The `Decoder` protocol lets `init(from:)` keep its container, and the `Encoder` protocol lets
+/// `encode(to:)` keep its own. Used later, it must not read the
 /// row: the statement has stepped, been reset or finalized, and the decoder may be freed. A strong
 /// reference from the container to its decoder would make that safe, but the standard library's
 /// container box copies the container on every call, and counting that reference cost 16
@@ -13,7 +14,8 @@ import Foundation
 /// refused before it touches its decoder, whether the decoder is alive or not.
 ///
 /// Each decoder gets two counters: ``row`` counts row starts and ends (odd while a row is decoded),
-/// ``kept`` moves on when the keyed container reused row after row was kept by a decoded value.
+/// ``kept`` moves on when the keyed container reused row after row was kept by a decoded value. An
+/// encoder's count the values it encodes and the keyed container it reuses in the same way.
 final class RowGenerations: @unchecked Sendable {
     // Safe: `free` is only read and written while `lock` is held.
     private static let shared = RowGenerations()

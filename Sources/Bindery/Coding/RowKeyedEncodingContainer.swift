@@ -3,30 +3,58 @@ import Foundation
 /// The keyed container of ``RowEncoderCore``: each key is a column.
 struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     // No reference counting here: the standard library's container box copies this struct on every
-    // call. The container lives only inside the `encode(to:)` call that the core makes and that keeps
-    // the core (which owns the row and the tag table) alive.
+    // call. The container reads its core (which owns the row and the tag table) only after checking its
+    // counter (see RowGenerations), which never goes away: a container kept past its record throws,
+    // and touches neither the core nor its memory.
     private let coreReference: Unmanaged<RowEncoderCore>
     private let row: Unmanaged<EncodedRow>
     /// Slots by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
     private let tags: UnsafeMutablePointer<Int32>?
+    /// The counter that says whether the container is still valid, and the value it must hold.
+    private let generation: UnsafeMutablePointer<UInt64>
+    private let expected: UInt64
     var codingPath: [any CodingKey] { [] }
 
-    init(core: RowEncoderCore, tags: KeyTagTable?) {
+    /// A container of `core`'s row, valid while `generation` holds the value it holds now; with
+    /// `expired`, a container that is already not valid (asked for when no record is being encoded).
+    init(core: RowEncoderCore, tags: KeyTagTable?, generation: UnsafeMutablePointer<UInt64>, expired: Bool = false) {
         self.coreReference = Unmanaged.passUnretained(core)
         self.row = Unmanaged.passUnretained(core.row)
         self.tags = tags?.entries
+        self.generation = generation
+        // The counter only counts up: a value it held before never comes back.
+        self.expected = expired ? generation.pointee &- 1 : generation.pointee
     }
 
     private var core: RowEncoderCore { coreReference.takeUnretainedValue() }
 
+    /// Throws when the container was kept past its record.
     @inline(__always)
-    private func set(_ value: SQLiteValue, _ key: Key) {
+    private func checkValid(_ key: Key) throws {
+        guard generation.pointee == expected else { throw Self.expired(key) }
+    }
+
+    /// The error of a container used after its record; only the key is named.
+    @inline(never)
+    private static func expired(_ key: Key) -> EncodingError {
+        EncodingError.invalidValue(
+            key.stringValue,
+            .init(
+                codingPath: [key],
+                debugDescription:
+                    "a keyed encoding container was used after its record was encoded: encode(to:) may not keep "
+                    + "its container or encoder to write later"))
+    }
+
+    @inline(__always)
+    private func set(_ value: SQLiteValue, _ key: Key) throws {
+        try checkValid(key)
         row._withUnsafeGuaranteedRef { row in
             if let tags {
                 let tag = KeyTagTable.tag(of: key)
                 let known = tags[tag]
                 if known >= 0 {
-                    row.set(value, slot: Int(known))
+                    row.set(value, taggedSlot: Int(known))
                 } else {
                     tags[tag] = Int32(row.set(value, forKey: key.stringValue))
                 }
@@ -36,106 +64,139 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
         }
     }
 
-    mutating func encodeNil(forKey key: Key) throws { set(.null, key) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { set(.integer(value ? 1 : 0), key) }
-    mutating func encode(_ value: String, forKey key: Key) throws { set(.text(value), key) }
+    /// `value` as stored, converted by the core's value encoder once the container is known to be valid.
+    @inline(__always)
+    private func encoded<T: Encodable>(_ value: T, _ key: Key) throws -> SQLiteValue {
+        try checkValid(key)
+        return try core.values.encode(value, codingPath: [key])
+    }
+
+    /// ``encoded(_:_:)`` for a `Double`, through the value encoder's own method for it.
+    @inline(__always)
+    private func encoded(_ value: Double, _ key: Key) throws -> SQLiteValue {
+        try checkValid(key)
+        return try core.values.encode(value, codingPath: [key])
+    }
+
+    /// ``encoded(_:_:)`` for a `UInt64`, through the value encoder's own method for it.
+    @inline(__always)
+    private func encoded(_ value: UInt64, _ key: Key) throws -> SQLiteValue {
+        try checkValid(key)
+        return try core.values.encode(value, codingPath: [key])
+    }
+
+    mutating func encodeNil(forKey key: Key) throws { try set(.null, key) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { try set(.integer(value ? 1 : 0), key) }
+    mutating func encode(_ value: String, forKey key: Key) throws { try set(.text(value), key) }
     mutating func encode(_ value: Double, forKey key: Key) throws {
-        set(try core.values.encode(value, codingPath: [key]), key)
+        try set(try encoded(value, key), key)
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
-        set(try core.values.encode(Double(value), codingPath: [key]), key)
+        try set(try encoded(Double(value), key), key)
     }
-    mutating func encode(_ value: Int, forKey key: Key) throws { set(.integer(Int64(value)), key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { set(.integer(Int64(value)), key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { set(.integer(Int64(value)), key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try set(.integer(Int64(value)), key) }
     mutating func encode(_ value: Int64, forKey key: Key) throws {
         #if _pointerBitWidth(_64)
             // Through the `Int` method (the same width here): two identical bodies would be merged into
             // one function reached by an extra jump.
             try encode(Int(value), forKey: key)
         #else
-            set(.integer(value), key)
+            try set(.integer(value), key)
         #endif
     }
     mutating func encode(_ value: UInt, forKey key: Key) throws {
-        set(try core.values.encode(UInt64(value), codingPath: [key]), key)
+        try set(try encoded(UInt64(value), key), key)
     }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { set(.integer(Int64(value)), key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { set(.integer(Int64(value)), key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try set(.integer(Int64(value)), key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try set(.integer(Int64(value)), key) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws {
-        set(try core.values.encode(value, codingPath: [key]), key)
+        try set(try encoded(value, key), key)
     }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        set(try core.values.encode(value, codingPath: [key]), key)
+        try set(try encoded(value, key), key)
     }
 
     // encodeIfPresent writes NULL for nil, so that an update clears the column.
     mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+        if let value { try encode(value, forKey: key) } else { try set(.null, key) }
     }
     mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+        if let value { try encode(value, forKey: key) } else { try set(.null, key) }
     }
     mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+        if let value { try encode(value, forKey: key) } else { try set(.null, key) }
     }
     mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+        if let value { try encode(value, forKey: key) } else { try set(.null, key) }
     }
     mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+        if let value { try encode(value, forKey: key) } else { try set(.null, key) }
     }
     mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+        if let value { try encode(value, forKey: key) } else { try set(.null, key) }
     }
     mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+        if let value { try encode(value, forKey: key) } else { try set(.null, key) }
     }
     mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+        if let value { try encode(value, forKey: key) } else { try set(.null, key) }
     }
     mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+        if let value { try encode(value, forKey: key) } else { try set(.null, key) }
     }
     mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+        if let value { try encode(value, forKey: key) } else { try set(.null, key) }
     }
     mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+        if let value { try encode(value, forKey: key) } else { try set(.null, key) }
     }
     mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+        if let value { try encode(value, forKey: key) } else { try set(.null, key) }
     }
     mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+        if let value { try encode(value, forKey: key) } else { try set(.null, key) }
     }
     mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+        if let value { try encode(value, forKey: key) } else { try set(.null, key) }
     }
     mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { set(.null, key) }
+        if let value { try encode(value, forKey: key) } else { try set(.null, key) }
     }
+
+    // The nested containers and encoders record an error, which the core throws when `encode(to:)`
+    // returns. Those of a container kept past its record come from a core that encodes nothing: its
+    // containers throw.
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
+        let core = liveCore
         core.fail(core.unsupported("nestedContainer(keyedBy:forKey:)", codingPath: [key]))
-        return KeyedEncodingContainer(RowKeyedEncodingContainer<NestedKey>(core: core, tags: nil))
+        return KeyedEncodingContainer(DiscardingKeyedEncodingContainer<NestedKey>(core: core))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        let core = liveCore
         core.fail(core.unsupported("nestedUnkeyedContainer(forKey:)", codingPath: [key]))
         return DiscardingEncodingContainer(core: core)
     }
 
     /// The same row: a superclass encodes its properties as further columns.
-    mutating func superEncoder() -> any Encoder { core }
+    mutating func superEncoder() -> any Encoder { liveCore }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
+        let core = liveCore
         core.fail(core.unsupported("superEncoder(forKey:)", codingPath: [key]))
         return core
+    }
+
+    /// The core, or for a container kept past its record, a new core that encodes nothing.
+    private var liveCore: RowEncoderCore {
+        generation.pointee == expected ? core : RowEncoderCore(options: CodingOptions())
     }
 }
 

@@ -28,9 +28,21 @@ extension Connection {
             // a row that cannot be decoded back is not left behind.
             return try transaction(.immediate) { try $0.insert(record, onConflict: policy) }
         }
+        // The context is held for the whole call: it holds the record type's state, which holds the
+        // encoder, both lent without counting references.
         let context = recordContext
-        let state = context.state(for: T.self)
-        return try state.withEncoder { encoder in
+        defer { _fixLifetime(context) }
+        return try context.withState(for: T.self) { state in
+            try insert(record, onConflict: policy, state: state, context: context)
+        }
+    }
+
+    /// ``insert(_:onConflict:)`` of a record of the type `state` is for.
+    @inline(__always)
+    private func insert<T: Record>(
+        _ record: T, onConflict policy: ConflictPolicy, state: RecordTypeState, context: RecordContext
+    ) throws -> T {
+        try state.withEncoder { encoder in
             let row = encoder.row
             // The plain path writes the stored record over `stored`: a `T?` result would cost a look-up
             // of `Optional<T>`'s metadata on every call (callgrind: about 330 instructions each).
@@ -68,11 +80,19 @@ extension Connection {
                     return stored
                 }
             }
-            return try withStatement(memo.returningSQL) { statement in
-                try row.bind(to: statement, parameters: memo.parameters)
-                let stored = try runReturning(statement, as: T.self, row: row, slots: memo.columns)
-                return stored ?? record
-            }
+            return try insertReturning(record, row: row, memo: memo)
+        }
+    }
+
+    /// Inserts the encoded `row` of `record` with the `RETURNING *` INSERT of `memo`; returns the row as
+    /// stored, or `record` when none was (``ConflictPolicy/ignore``). Out of line: it needs the metadata
+    /// of `T?`, which its caller would otherwise look up on every call.
+    @inline(never)
+    private func insertReturning<T: Record>(_ record: T, row: EncodedRow, memo: InsertMemo) throws -> T {
+        try withStatement(memo.returningSQL) { statement in
+            try row.bind(to: statement, parameters: memo.parameters)
+            let stored = try runReturning(statement, as: T.self, row: row, slots: memo.columns)
+            return stored ?? record
         }
     }
 

@@ -6,8 +6,10 @@ final class RecordContext {
     /// Converts interpolated ``SQL`` values.
     let values: ValueEncoder
     private var types: [ObjectIdentifier: RecordTypeState] = [:]
-    /// The record type asked for last, and its state: found again without a dictionary look-up.
-    private var last: (key: ObjectIdentifier, state: RecordTypeState)?
+    /// The record type asked for last, and its state (held by ``types``): found again without a
+    /// dictionary look-up, and lent without counting a reference.
+    private var lastKey: ObjectIdentifier?
+    private var lastState: Unmanaged<RecordTypeState>?
     /// Whether `insert` always asks for `RETURNING *`, even where a plain INSERT tells the row as
     /// stored: how tests compare the two ways.
     var insertsReturningAlways = false
@@ -32,25 +34,38 @@ final class RecordContext {
     /// the caller; any other is found out of line.
     @inline(__always)
     func state<T: Record>(for type: T.Type) -> RecordTypeState {
-        if let last, last.key == ObjectIdentifier(T.self) {
-            return last.state
+        if let lastState, lastKey == ObjectIdentifier(T.self) {
+            return lastState.takeUnretainedValue()
         }
         return otherState(for: T.self)
+    }
+
+    /// Runs `body` with the state of record type `T` (see ``state(for:)``), lent without counting a
+    /// reference when it is the type asked for last. The caller holds the context, which holds every
+    /// state it made for as long as it lives.
+    @inline(__always)
+    func withState<T: Record, R>(for type: T.Type, _ body: (RecordTypeState) throws -> R) rethrows -> R {
+        if let lastState, lastKey == ObjectIdentifier(T.self) {
+            return try lastState._withUnsafeGuaranteedRef(body)
+        }
+        return try body(otherState(for: T.self))
     }
 
     /// ``state(for:)`` when `T` is not the type asked for last.
     @inline(never)
     private func otherState<T: Record>(for type: T.Type) -> RecordTypeState {
         let key = ObjectIdentifier(T.self)
-        if let state = types[key] {
-            last = (key, state)
-            return state
+        let state: RecordTypeState
+        if let known = types[key] {
+            state = known
+        } else {
+            state = RecordTypeState(
+                table: T.tableName, primaryKey: T.primaryKey, options: options,
+                storedAsGiven: T.self as? any StoredAsGiven.Type)
+            types[key] = state
         }
-        let state = RecordTypeState(
-            table: T.tableName, primaryKey: T.primaryKey, options: options,
-            storedAsGiven: T.self as? any StoredAsGiven.Type)
-        types[key] = state
-        last = (key, state)
+        lastKey = key
+        lastState = Unmanaged.passUnretained(state)
         return state
     }
 }

@@ -16,6 +16,8 @@ final class RecordTypeState {
     let storedAsGiven: (any StoredAsGiven.Type)?
     /// The encoder reused for every record of the type; it keeps the learned column slots.
     let encoder: RowEncoderCore
+    /// ``encoder``, lent without counting a reference (the state holds it).
+    private let encoderReference: Unmanaged<RowEncoderCore>
     private let options: CodingOptions
     /// Whether an operation under way uses ``encoder``.
     private var encoderInUse = false
@@ -68,6 +70,7 @@ final class RecordTypeState {
         self.table = SQL.quote(identifier: table)
         self.primaryKey = primaryKey
         self.encoder = RowEncoderCore(options: options)
+        self.encoderReference = Unmanaged.passUnretained(encoder)
         self.options = options
         self.selectAll = "SELECT * FROM \(self.table)"
         let condition = primaryKey.map { "\(SQL.quote(identifier: $0)) = ?" }.joined(separator: " AND ")
@@ -116,12 +119,16 @@ final class RecordTypeState {
         }
     }
 
-    /// Runs `body` with an encoder of its own (see ``checkOutEncoder()``).
+    /// Runs `body` with an encoder of its own (see ``checkOutEncoder()``): ``encoder``, lent without
+    /// counting a reference, when no operation under way uses it. The caller holds the state.
     @inline(__always)
     func withEncoder<R>(_ body: (RowEncoderCore) throws -> R) rethrows -> R {
-        let encoder = checkOutEncoder()
-        defer { checkIn(encoder) }
-        return try body(encoder)
+        if encoderInUse {
+            return try body(RowEncoderCore(options: options))
+        }
+        encoderInUse = true
+        defer { encoderInUse = false }
+        return try encoderReference._withUnsafeGuaranteedRef(body)
     }
 
     /// The INSERT for the columns of `row` marked in `columns`; kept for the next time when `row` is
