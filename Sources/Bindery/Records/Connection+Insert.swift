@@ -51,21 +51,22 @@ extension Connection {
             let plainAllowed = !context.insertsReturningAlways
             // The memo of the encoded row's shape, once known to need `RETURNING *`.
             var shapeMemo: InsertMemo?
-            if plainAllowed, let last = state.lastInsertPlan(for: row, policy: policy),
-                last.needsReturningAt != schemaGeneration
-            {
+            var attempt: PlainAttempt?
+            if plainAllowed, let last = state.lastInsertReference(for: row, policy: policy) {
                 // The record is likely of the last shape inserted: it is bound to that shape's plain
                 // INSERT as it is encoded.
-                switch try insertPlain(
-                    &stored, state: state, encoder: encoder, memo: last, context: context, encoding: true,
-                    inexactCount: inexactCount)
-                {
-                case .inserted: return stored
-                case .needsReturning: shapeMemo = last
-                case .otherShape: break
+                attempt = try last._withUnsafeGuaranteedRef { last in
+                    guard last.needsReturningAt != schemaGeneration else { return nil }
+                    return try insertPlain(
+                        &stored, state: state, encoder: encoder, memo: last, context: context, encoding: true,
+                        inexactCount: inexactCount)
                 }
-            } else {
-                try encoder.encodeRow(at: &stored)
+            }
+            switch attempt {
+            case .inserted?: return stored
+            case .needsReturning?: shapeMemo = state.lastInsert  // the memo just tried: only this call replaces it
+            case .otherShape?: break
+            case nil: try encoder.encodeRow(at: &stored)
             }
             let memo: InsertMemo
             if let shapeMemo {

@@ -54,6 +54,17 @@ extension RecordTypeState {
         return memo
     }
 
+    /// ``lastInsertPlan(for:policy:)`` as a reference that is not counted: the memo stays
+    /// ``lastInsert``, and alive, while the caller holds ``encoder`` and the state (only an insert of
+    /// ``encoder``'s row replaces it).
+    @inline(__always)
+    func lastInsertReference(for row: EncodedRow, policy: ConflictPolicy) -> Unmanaged<InsertMemo>? {
+        guard let reference = lastInsertReference, row === encoder.row,
+            reference._withUnsafeGuaranteedRef({ $0.policy == policy })
+        else { return nil }
+        return reference
+    }
+
     @inline(never)
     private func newInsertPlan(for row: EncodedRow, policy: ConflictPolicy) -> InsertMemo {
         let columns = row.nonNullSlots

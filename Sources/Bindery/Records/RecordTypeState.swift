@@ -25,7 +25,11 @@ final class RecordTypeState {
     private var updateSQL: [[Bool]: String] = [:]
     private var upsertSQL: [[Bool]: String] = [:]
     /// The last insert of ``encoder``'s row (see ``insertPlan(for:policy:)``).
-    var lastInsert: InsertMemo?
+    var lastInsert: InsertMemo? {
+        didSet { lastInsertReference = lastInsert.map(Unmanaged.passUnretained) }
+    }
+    /// ``lastInsert``, to lend without counting a reference (see ``lastInsertReference(for:policy:)``).
+    private(set) var lastInsertReference: Unmanaged<InsertMemo>?
     /// How many insert memos were made, which numbers their layouts (``InsertMemo/layout``).
     var insertLayouts: UInt64 = 0
     /// Memory for one record of the type, which `find` decodes into (see ``recordSlot(_:)``).
