@@ -50,8 +50,7 @@ extension RecordTypeState {
     /// ``encoder``'s row with the same policy, or nil.
     @inline(__always)
     func lastInsertPlan(for row: EncodedRow, policy: ConflictPolicy) -> InsertMemo? {
-        guard let memo = lastInsert, row === encoder.row, memo.policy == policy else { return nil }
-        return memo
+        lastInsertReference(for: row, policy: policy)?.takeUnretainedValue()
     }
 
     /// ``lastInsertPlan(for:policy:)`` as a reference that is not counted: the memo stays
