@@ -28,13 +28,19 @@ extension Connection {
             // a row that cannot be decoded back is not left behind.
             return try transaction(.immediate) { try $0.insert(record, onConflict: policy) }
         }
-        // The context is held for the whole call: it holds the record type's state, which holds the
+        // The context is lent for the whole call: it holds the record type's state, which holds the
         // encoder, both lent without counting references.
-        let context = recordContext
-        defer { _fixLifetime(context) }
-        return try context.withState(for: T.self) { state in
-            try insert(record, onConflict: policy, state: state, context: context)
+        // Local functions marked to be inlined rather than closures, which the optimizer keeps as
+        // functions of their own, one call each (callgrind: about 40 instructions each).
+        @inline(__always)
+        func inContext(_ context: RecordContext) throws -> T {
+            @inline(__always)
+            func withState(_ state: RecordTypeState) throws -> T {
+                try insert(record, onConflict: policy, state: state, context: context)
+            }
+            return try context.withState(for: T.self, withState)
         }
+        return try withRecordContext(inContext)
     }
 
     /// ``insert(_:onConflict:)`` of a record of the type `state` is for.
@@ -176,9 +182,25 @@ extension Connection {
         _ statement: Statement, _ record: UnsafeMutablePointer<T>, state: RecordTypeState, encoder: RowEncoderCore,
         memo: InsertMemo, context: RecordContext, boundAsEncoded: Bool, inexactCount: Int
     ) throws -> PlainInsert {
+        // The plan is lent by the statement, which keeps it: only this call could replace it (the
+        // statement is in use), and does so after its last look at it.
+        try insertPlan(for: statement, state: state, row: encoder.row, columns: memo.columns)._withUnsafeGuaranteedRef {
+            plan in
+            try runPlain(
+                statement, record, state: state, encoder: encoder, memo: memo, context: context,
+                boundAsEncoded: boundAsEncoded, inexactCount: inexactCount, plan: plan)
+        }
+    }
+
+    /// ``runPlain(_:_:state:encoder:memo:context:boundAsEncoded:inexactCount:)`` with the statement's
+    /// plan.
+    @inline(__always)
+    private func runPlain<T: Record>(
+        _ statement: Statement, _ record: UnsafeMutablePointer<T>, state: RecordTypeState, encoder: RowEncoderCore,
+        memo: InsertMemo, context: RecordContext, boundAsEncoded: Bool, inexactCount: Int, plan: InsertPlan
+    ) throws -> PlainInsert {
         let row = encoder.row
         let columns = memo.columns
-        let plan = try insertPlan(for: statement, state: state, row: row, columns: columns)
         guard plan.isPlain else {
             memo.needsReturningAt = schemaGeneration
             return .needsReturning
@@ -202,8 +224,9 @@ extension Connection {
             // The schema changed under the statement, which SQLite re-prepared as it stepped (or
             // before: the plan is checked here only): the plan may no longer hold, and the row is
             // read back as stored.
-            statement.attachment = nil
-            return .readBack(rowid, plan.rowidName)
+            let rowidName = plan.rowidName
+            statement.attachment = nil  // frees the plan
+            return .readBack(rowid, rowidName)
         }
         if let storedAsGiven = state.storedAsGiven, plan.storesRowIDKnowingEverySlot, plan.slotCount == row.count,
             encoder.values.inexactCount == inexactCount
@@ -240,21 +263,32 @@ extension Connection {
     }
 
     /// The plan kept on `statement`, the plain INSERT of `row`'s `columns`, or a new one made from the
-    /// table's schema and kept there.
+    /// table's schema and kept there; the statement holds it.
+    @inline(__always)
     private func insertPlan(for statement: Statement, state: RecordTypeState, row: EncodedRow, columns: [Bool])
-        throws -> InsertPlan
+        throws -> Unmanaged<InsertPlan>
     {
         // The plan's re-prepare count is compared after the INSERT ran (a count, it only grows): a plan
         // made before a re-prepare then has its row read back.
-        if let plan = statement.attachment(as: InsertPlan.self), plan.schemaGeneration == schemaGeneration {
+        if let plan = statement.attachmentReference(as: InsertPlan.self),
+            plan._withUnsafeGuaranteedRef({ $0.schemaGeneration }) == schemaGeneration
+        {
             return plan
         }
+        return try newInsertPlan(for: statement, state: state, row: row, columns: columns)
+    }
+
+    /// ``insertPlan(for:state:row:columns:)`` when the statement holds no current plan.
+    @inline(never)
+    private func newInsertPlan(for statement: Statement, state: RecordTypeState, row: EncodedRow, columns: [Bool])
+        throws -> Unmanaged<InsertPlan>
+    {
         let profile = try insertProfile(ofTable: state.tableName)
         let plan = InsertPlan(
             profile: profile, row: row, columns: columns, reprepareCount: statement.reprepareCount,
             schemaGeneration: schemaGeneration)
         statement.attachment = plan
-        return plan
+        return Unmanaged.passUnretained(plan)
     }
 
     /// Sets `record` to the row with `rowid`, read back from the table and decoded as `RETURNING *` would

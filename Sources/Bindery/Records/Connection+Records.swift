@@ -89,19 +89,24 @@ extension Connection {
     /// Updates the row with `record`'s primary key, writing every other column (NULL where the record
     /// holds nil). Throws ``RecordError/notFound(table:key:)`` when no row has that key.
     public func update<T: Record>(_ record: T) throws {
-        // The context is held for the whole call: it holds the record type's state, lent without
-        // counting a reference.
-        let context = recordContext
-        defer { _fixLifetime(context) }
-        try context.withState(for: T.self) { state in
-            try state.withEncoder { encoder in
-                try encoder.encodeRow(record)
-                let row = encoder.row
-                let plan = try state.updatePlan(for: row)
-                try runUpdate(
-                    state: state, row: row, keySlots: plan.keySlots, sql: plan.sql, parameters: plan.parameters)
+        // The context is lent for the whole call: it holds the record type's state, lent without
+        // counting a reference. Local functions marked to be inlined rather than closures, as in
+        // insert(_:onConflict:).
+        @inline(__always)
+        func inContext(_ context: RecordContext) throws {
+            @inline(__always)
+            func withState(_ state: RecordTypeState) throws {
+                try state.withEncoder { encoder in
+                    try encoder.encodeRow(record)
+                    let row = encoder.row
+                    let plan = try state.updatePlan(for: row)
+                    try runUpdate(
+                        state: state, row: row, keySlots: plan.keySlots, sql: plan.sql, parameters: plan.parameters)
+                }
             }
+            try context.withState(for: T.self, withState)
         }
+        try withRecordContext(inContext)
     }
 
     /// Updates only the named columns of the row with `record`'s primary key. Throws

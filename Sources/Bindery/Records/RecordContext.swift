@@ -41,14 +41,18 @@ final class RecordContext {
     }
 
     /// Runs `body` with the state of record type `T` (see ``state(for:)``), lent without counting a
-    /// reference when it is the type asked for last. The caller holds the context, which holds every
-    /// state it made for as long as it lives.
+    /// reference. The caller holds the context, which holds every state it made for as long as it
+    /// lives.
     @inline(__always)
     func withState<T: Record, R>(for type: T.Type, _ body: (RecordTypeState) throws -> R) rethrows -> R {
+        // One call of `body`, which is then inlined here.
+        let lent: Unmanaged<RecordTypeState>
         if let lastState, lastKey == ObjectIdentifier(T.self) {
-            return try lastState._withUnsafeGuaranteedRef(body)
+            lent = lastState
+        } else {
+            lent = Unmanaged.passUnretained(otherState(for: T.self))  // which the context now holds
         }
-        return try body(otherState(for: T.self))
+        return try lent._withUnsafeGuaranteedRef(body)
     }
 
     /// ``state(for:)`` when `T` is not the type asked for last.
@@ -74,6 +78,13 @@ extension Connection {
     /// The record layer's state on this connection.
     var recordContext: RecordContext {
         extensionState { RecordContext(options: CodingOptions()) }
+    }
+
+    /// Runs `body` with ``recordContext``, lent without counting a reference: it lives until `body`
+    /// returns, whatever user code run by `body` does to the connection.
+    @inline(__always)
+    func withRecordContext<R>(_ body: (RecordContext) throws -> R) rethrows -> R {
+        try withExtensionState({ RecordContext(options: CodingOptions()) }, body)
     }
 
     /// How this connection converts record properties and interpolated ``SQL`` values.

@@ -34,7 +34,11 @@ final class Statement {
     var isHeldByCache = false
     /// Per-statement data that the layers above attach (a decoder's column look-up, say); read it with
     /// ``attachment(as:)``.
-    var attachment: AnyObject?
+    var attachment: AnyObject? {
+        didSet { attachmentReference = attachment.map(Unmanaged.passUnretained) }
+    }
+    /// ``attachment``, to lend without counting a reference (see ``attachmentReference(as:)``).
+    private var attachmentReference: Unmanaged<AnyObject>?
 
     /// The attachment when it is a `T`. Run for every statement a record call runs: an attachment of
     /// exactly class `T` is recognised by comparing classes, without the runtime's cast, which only
@@ -46,6 +50,15 @@ final class Statement {
             return unsafeDowncast(attachment, to: T.self)
         }
         return attachment as? T
+    }
+
+    /// The attachment when it is exactly of class `T`, without counting a reference: valid while it
+    /// stays the statement's attachment and the statement lives.
+    @inline(__always)
+    func attachmentReference<T: AnyObject>(as type: T.Type) -> Unmanaged<T>? {
+        guard let attachmentReference, attachmentReference._withUnsafeGuaranteedRef({ Swift.type(of: $0) == T.self })
+        else { return nil }
+        return Unmanaged<T>.fromOpaque(attachmentReference.toOpaque())
     }
     /// What the statement does to the transaction, read from its first words when it is prepared.
     let transactionControl: TransactionControl

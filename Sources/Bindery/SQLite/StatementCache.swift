@@ -14,7 +14,15 @@ final class StatementCache {
     private var statements: [String: Statement] = [:]
     /// The statement lent out last: the same SQL asked for again (a record type's INSERT run row after
     /// row, say) is found by comparing strings, which share their storage then, without hashing them.
-    private var last: Statement?
+    private var last: Statement? {
+        didSet { lastReference = last.map(Unmanaged.passUnretained) }
+    }
+    /// ``last``, to lend without counting a reference.
+    private var lastReference: Unmanaged<Statement>?
+    /// Statements lent out that the cache does not hold (prepared uncached, or dropped by
+    /// ``removeAll()`` while lent): kept here until they come back, so that every statement lent by
+    /// ``statement(for:)`` lives until its ``release(_:)`` whatever happens meanwhile.
+    private var lentUnheld: [Statement] = []
     private var clock: UInt64 = 0
     private let database: OpaquePointer
     /// The connection's status, shared with every statement.
@@ -29,38 +37,44 @@ final class StatementCache {
     /// How many statements the cache holds now.
     var count: Int { statements.count }
 
-    /// A statement for `sql`, prepared once and reused; marked in use until ``release(_:)``.
+    /// A statement for `sql`, prepared once and reused; marked in use until ``release(_:)``, and lent
+    /// without counting a reference: the cache keeps it alive until then.
     ///
     /// The statement lent out last is checked inline, in the caller; any other is found out of line.
     @inline(__always)
-    func statement(for sql: String) throws -> Statement {
+    func statement(for sql: String) throws -> Unmanaged<Statement> {
         clock &+= 1
-        if let last, !last.isInUse, last.isHeldByCache, last.sql == sql {
-            last.isInUse = true
-            last.lastUse = clock
-            return last
+        if let lastReference,
+            lastReference._withUnsafeGuaranteedRef({ last in
+                guard !last.isInUse, last.isHeldByCache, last.sql == sql else { return false }
+                last.isInUse = true
+                last.lastUse = clock
+                return true
+            })
+        {
+            return lastReference
         }
         return try otherStatement(for: sql)
     }
 
     /// ``statement(for:)`` when `sql` is not the SQL of the statement lent out last, or that one is in use.
     @inline(never)
-    private func otherStatement(for sql: String) throws -> Statement {
+    private func otherStatement(for sql: String) throws -> Unmanaged<Statement> {
         if let cached = statements[sql] {
             last = cached
             if !cached.isInUse {
                 cached.isInUse = true
                 cached.lastUse = clock
-                return cached
+                return Unmanaged.passUnretained(cached)
             }
             prepareCount += 1
             let fresh = try Statement(database: database, status: status, sql: sql, persistent: false)
             fresh.isInUse = true
-            return fresh
+            return lendUnheld(fresh)
         }
         // With every cached statement lent out, none can make room: the statement is not cached.
         guard statements.count < capacity || evictOne() else {
-            return try uncachedStatement(for: sql)
+            return lendUnheld(try uncachedStatement(for: sql))
         }
         prepareCount += 1
         let statement = try Statement(database: database, status: status, sql: sql, persistent: true)
@@ -69,11 +83,20 @@ final class StatementCache {
         statement.isHeldByCache = true
         statements[sql] = statement
         last = statement
-        return statement
+        return Unmanaged.passUnretained(statement)
     }
 
-    /// A statement that is not cached: for SQL run once, such as a migration's DDL.
-    func uncachedStatement(for sql: String) throws -> Statement {
+    /// How many statements lent out the cache holds only until they come back (see ``lentUnheld``).
+    var lentUnheldCount: Int { lentUnheld.count }
+
+    /// `statement`, which the cache does not hold, lent: kept in ``lentUnheld`` until it comes back.
+    private func lendUnheld(_ statement: Statement) -> Unmanaged<Statement> {
+        lentUnheld.append(statement)
+        return Unmanaged.passUnretained(statement)
+    }
+
+    /// A statement that is not cached, for the caller to hold.
+    private func uncachedStatement(for sql: String) throws -> Statement {
         prepareCount += 1
         let statement = try Statement(database: database, status: status, sql: sql, persistent: false)
         statement.isInUse = true
@@ -82,20 +105,33 @@ final class StatementCache {
 
     /// Gives a statement back: it is reset and its bindings cleared; an uncached one is finalized.
     func release(_ statement: Statement) {
-        guard !statement.isFinalized else { return }
+        guard !statement.isFinalized else {
+            forgetUnheld(statement)
+            return
+        }
         statement.resetAndClear()
         statement.isInUse = false
         if !statement.isCached || !statement.isHeldByCache {
             statement.finalize()
+            forgetUnheld(statement)
+        }
+    }
+
+    /// Drops the cache's hold on `statement`, lent while the cache did not hold it, now that it is back.
+    private func forgetUnheld(_ statement: Statement) {
+        if let index = lentUnheld.lastIndex(where: { $0 === statement }) {
+            lentUnheld.remove(at: index)
         }
     }
 
     /// Finalizes every statement that is not lent out and forgets them all; statements in use are
-    /// finalized when they come back.
+    /// finalized when they come back, and held until then.
     func removeAll() {
         for statement in statements.values {
             statement.isHeldByCache = false
-            if !statement.isInUse {
+            if statement.isInUse {
+                lentUnheld.append(statement)
+            } else {
                 statement.finalize()
             }
         }
