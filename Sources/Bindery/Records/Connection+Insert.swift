@@ -193,7 +193,9 @@ extension Connection {
     }
 
     /// ``runPlain(_:_:state:encoder:memo:context:boundAsEncoded:inexactCount:)`` with the statement's
-    /// plan.
+    /// plan. A function of its own rather than a closure at the one call site: lending the plan there,
+    /// inside the closure `insertPlain` hands `withStatement`, costs 45 instructions a call more
+    /// (callgrind, 1,605.5M → 1,614.5M for 200,000 inserts).
     @inline(__always)
     private func runPlain<T: Record>(
         _ statement: Statement, _ record: UnsafeMutablePointer<T>, state: RecordTypeState, encoder: RowEncoderCore,
