@@ -48,6 +48,11 @@ final class ContainerBox<Container> {
     @inline(__always)
     static func isUnshared(_ reference: UnsafeMutablePointer<AnyObject>?) -> Bool {
         guard let reference else { return false }
-        return isKnownUniquelyReferenced(&reference.pointee)
+        // Asked of a reference of a Swift class type (any: the count is read, nothing else), so that
+        // the check is the runtime's one call; of an `AnyObject`, it goes through the standard
+        // library's unspecialized generic function first (callgrind: about 10 instructions).
+        return reference.withMemoryRebound(to: ContainerBox<Void>.self, capacity: 1) {
+            isKnownUniquelyReferenced(&$0.pointee)
+        }
     }
 }

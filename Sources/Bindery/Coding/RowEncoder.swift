@@ -66,7 +66,11 @@ final class RowEncoderCore: Encoder {
     private var containerReference: UnsafeMutablePointer<AnyObject>?
     /// Whether the reused keyed container was handed out since the last value ended.
     private var handedOut = false
-    private var cachedKeyType: ObjectIdentifier?
+    /// The key type of ``containerCache``; ``noKeyType`` when there is none. Not an optional: comparing
+    /// one costs a few instructions more on every record.
+    private var cachedKeyType = RowEncoderCore.noKeyType
+    /// No coding key type: `Void` is not one.
+    private static let noKeyType = ObjectIdentifier(Void.self)
     /// The tag table of that key type's container, when its keys are plain enum cases.
     private var keyTags: KeyTagTable?
     /// The type encoded last, whether it is ``ColumnEncodable``, and whether it is stored as one value
@@ -129,22 +133,38 @@ final class RowEncoderCore: Encoder {
 
     /// Encodes the value at `pointer` through its `encode(to:)`, where it lies (a copy of a record
     /// would retain each of its strings).
+    @inline(__always)
     private func encodeCodable<T: Encodable>(_ pointer: UnsafePointer<T>) throws {
         row.startRow()
-        failure = nil
-        nonKeyedRequest = nil
+        // Reset only when set: assigning nil releases the old value, a call each even when it is nil.
+        if failure != nil {
+            failure = nil
+        }
+        if nonKeyedRequest != nil {
+            nonKeyedRequest = nil
+        }
         guard !encodesScalar else {
             throw Self.notARow(T.self, asked: "is stored as a single value")
         }
         generations[RowGenerations.row] &+= 1
         defer { endValue() }
-        try pointer.pointee.encode(to: RowEncoderHandle(core: self, generation: generations + RowGenerations.row))
+        try Self.encode(
+            &UnsafeMutablePointer(mutating: pointer).pointee,
+            to: RowEncoderHandle(core: self, generation: generations + RowGenerations.row))
         if let nonKeyedRequest {
             throw Self.notARow(T.self, asked: "encodes itself through \(nonKeyedRequest)")
         }
         if let failure {
             throw failure
         }
+    }
+
+    /// Calls `value`'s `encode(to:)` where it lies. Called on `pointer.pointee` directly, the value is
+    /// first copied (the memory behind a pointer could change during the call), which retains each
+    /// of its strings; an `inout` value is exclusive to the call, and is not. Nothing writes to it.
+    @inline(__always)
+    private static func encode<T: Encodable>(_ value: inout T, to encoder: RowEncoderHandle) throws {
+        try value.encode(to: encoder)
     }
 
     /// Ends the value: its containers refuse to write from now on. The reused keyed container is
@@ -167,7 +187,7 @@ final class RowEncoderCore: Encoder {
         generations[RowGenerations.kept] &+= 1
         containerReference = nil
         containerCache = nil
-        cachedKeyType = nil
+        cachedKeyType = Self.noKeyType
         keyTags = nil
     }
 

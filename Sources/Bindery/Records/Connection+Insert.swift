@@ -23,7 +23,9 @@ extension Connection {
     /// as far as its promise holds); the first is about five times cheaper in SQLite.
     @discardableResult
     public func insert<T: Record>(_ record: T, onConflict policy: ConflictPolicy = .abort) throws -> T {
-        guard isInTransaction else {
+        // Inside a transaction scope, the check that SQLite did not end it is made when the statement
+        // is lent: one `sqlite3_get_autocommit` call, not two.
+        guard transactionDepth > 0 || isInTransaction else {
             // The row is written at the first step and read back after: in a transaction of its own,
             // a row that cannot be decoded back is not left behind.
             return try transaction(.immediate) { try $0.insert(record, onConflict: policy) }
@@ -121,36 +123,13 @@ extension Connection {
         _ record: inout T, state: RecordTypeState, encoder: RowEncoderCore, memo: InsertMemo, context: RecordContext,
         encoding: Bool, inexactCount: Int
     ) throws -> PlainAttempt {
-        let row = encoder.row
-        let columns = memo.columns
-        var encoded = !encoding
-        var encodingError: (any Error)?
         let outcome: PlainInsert
-        do {
-            outcome = try withStatement(memo.plainSQL) { statement -> PlainInsert in
-                let boundAsEncoded = !encoded
-                if !encoded {
-                    encoded = true
-                    row.bindDirectly(to: statement, slots: columns, layout: memo.layout)
-                    defer { row.stopBinding() }
-                    do {
-                        try encoder.encodeRow(at: &record)
-                    } catch {
-                        encodingError = error
-                        return .otherShape
-                    }
-                    // A slot learned by this record (a key seen for the first time) makes it another shape.
-                    guard row.count == columns.count, row.isBound(to: statement) else { return .otherShape }
-                }
-                return try runPlain(
-                    statement, &record, state: state, encoder: encoder, memo: memo, context: context,
-                    boundAsEncoded: boundAsEncoded, inexactCount: inexactCount)
-            }
-        } catch {
-            throw encodingError ?? error
-        }
-        if let encodingError {
-            throw encodingError
+        if encoding {
+            outcome = try encodeAndInsertPlain(
+                &record, state: state, encoder: encoder, memo: memo, context: context, inexactCount: inexactCount)
+        } else {
+            outcome = try bindAndInsertPlain(
+                &record, state: state, encoder: encoder, memo: memo, context: context, inexactCount: inexactCount)
         }
         switch outcome {
         case .otherShape:
@@ -160,17 +139,102 @@ extension Connection {
         case .unchanged:
             return .inserted
         case .stored(let rowid, let plan):
-            do {
-                record = try encoder.insertedRowDecoder.decode(
-                    T.self, slots: plan.slots, count: plan.slotCount, rowid: rowid)
-            } catch is InsertedRowDecoder.GaveUp {
-                try readBack(&record, state: state, rowid: rowid, rowidName: plan.rowidName)
-            }
+            try decodeStored(&record, state: state, encoder: encoder, rowid: rowid, plan: plan)
             return .inserted
         case .readBack(let rowid, let rowidName):
             try readBack(&record, state: state, rowid: rowid, rowidName: rowidName)
             return .inserted
         }
+    }
+
+    /// The plain INSERT of `memo` for `record`, encoded here and bound to the statement as it is
+    /// encoded (see ``insertPlain(_:state:encoder:memo:context:encoding:inexactCount:)``).
+    ///
+    /// The statement is lent (``Connection/lendStatement(_:)``) rather than through
+    /// ``Connection/withStatement(_:_:)``, whose closure captured two variables and took eight arguments
+    /// on the stack (callgrind: 33 instructions a call fewer).
+    @inline(__always)
+    private func encodeAndInsertPlain<T: Record>(
+        _ record: UnsafeMutablePointer<T>, state: RecordTypeState, encoder: RowEncoderCore, memo: InsertMemo,
+        context: RecordContext, inexactCount: Int
+    ) throws -> PlainInsert {
+        let row = encoder.row
+        let columns = memo.columns
+        let sql = memo.plainSQL
+        // A local function rather than a closure. It captures no variable (one would be put on the
+        // heap): an error from encoding comes out wrapped, to be told apart from one of the INSERT.
+        @inline(__always)
+        func run(_ statement: Statement) throws -> PlainInsert {
+            row.bindDirectly(to: statement, slots: columns, layout: memo.layout)
+            defer { row.stopBinding() }
+            do {
+                try encoder.encodeRow(at: UnsafePointer(record))
+            } catch {
+                throw EncodingFailure(error: error)
+            }
+            // A slot learned by this record (a key seen for the first time) makes it another shape.
+            guard row.count == columns.count, row.isBound(to: statement) else { return .otherShape }
+            return try runPlain(
+                statement, record, state: state, encoder: encoder, memo: memo, context: context,
+                boundAsEncoded: true, inexactCount: inexactCount)
+        }
+        let lent = try lendStatement(sql)
+        let outcome: PlainInsert
+        do {
+            outcome = try lent._withUnsafeGuaranteedRef(run)
+        } catch let failure as EncodingFailure {
+            // An error from encoding is thrown as it is, never retried.
+            lent._withUnsafeGuaranteedRef { endLend($0) }
+            throw failure.error
+        } catch let error as SQLiteError where error.code == .schema {
+            // SQLite could not prepare the statement again after a schema change: once more with a new
+            // one, the row bound as it was encoded.
+            lent._withUnsafeGuaranteedRef { endLend($0) }
+            return try withStatementAgain(sql) { statement in
+                try bindAndRunPlain(
+                    statement, record, state: state, encoder: encoder, memo: memo, context: context,
+                    inexactCount: inexactCount)
+            }
+        } catch {
+            lent._withUnsafeGuaranteedRef { endLend($0) }
+            throw error
+        }
+        try lent._withUnsafeGuaranteedRef { try endLend($0, sql: sql) }
+        return outcome
+    }
+
+    /// An error thrown while a record was encoded, on its way out of the closure that the statement is
+    /// lent to.
+    private struct EncodingFailure: Error {
+        let error: any Error
+    }
+
+    /// The plain INSERT of `memo` for the row `record` was encoded into. Out of line: the closure it
+    /// hands ``Connection/withStatement(_:_:)`` would otherwise make its caller's frame larger on every
+    /// call.
+    @inline(never)
+    private func bindAndInsertPlain<T: Record>(
+        _ record: inout T, state: RecordTypeState, encoder: RowEncoderCore, memo: InsertMemo, context: RecordContext,
+        inexactCount: Int
+    ) throws -> PlainInsert {
+        try withStatement(memo.plainSQL) { statement in
+            try bindAndRunPlain(
+                statement, &record, state: state, encoder: encoder, memo: memo, context: context,
+                inexactCount: inexactCount)
+        }
+    }
+
+    /// ``runPlain(_:_:state:encoder:memo:context:boundAsEncoded:inexactCount:)`` for a row not bound as
+    /// it was encoded. Out of line, so that `runPlain` is inlined in one place only: the path that binds
+    /// as it encodes.
+    @inline(never)
+    private func bindAndRunPlain<T: Record>(
+        _ statement: Statement, _ record: UnsafeMutablePointer<T>, state: RecordTypeState, encoder: RowEncoderCore,
+        memo: InsertMemo, context: RecordContext, inexactCount: Int
+    ) throws -> PlainInsert {
+        try runPlain(
+            statement, record, state: state, encoder: encoder, memo: memo, context: context, boundAsEncoded: false,
+            inexactCount: inexactCount)
     }
 
     /// Runs the plain INSERT `statement` of `memo` for the encoded row when its plan allows: binds the
@@ -182,32 +246,17 @@ extension Connection {
         _ statement: Statement, _ record: UnsafeMutablePointer<T>, state: RecordTypeState, encoder: RowEncoderCore,
         memo: InsertMemo, context: RecordContext, boundAsEncoded: Bool, inexactCount: Int
     ) throws -> PlainInsert {
-        // The plan is lent by the statement, which keeps it: only this call could replace it (the
-        // statement is in use), and does so after its last look at it.
-        try insertPlan(for: statement, state: state, row: encoder.row, columns: memo.columns)._withUnsafeGuaranteedRef {
-            plan in
-            try runPlain(
-                statement, record, state: state, encoder: encoder, memo: memo, context: context,
-                boundAsEncoded: boundAsEncoded, inexactCount: inexactCount, plan: plan)
-        }
-    }
-
-    /// ``runPlain(_:_:state:encoder:memo:context:boundAsEncoded:inexactCount:)`` with the statement's
-    /// plan. A function of its own rather than a closure at the one call site: lending the plan there,
-    /// inside the closure `insertPlain` hands `withStatement`, costs 45 instructions a call more
-    /// (callgrind, 1,605.5M → 1,614.5M for 200,000 inserts).
-    @inline(__always)
-    private func runPlain<T: Record>(
-        _ statement: Statement, _ record: UnsafeMutablePointer<T>, state: RecordTypeState, encoder: RowEncoderCore,
-        memo: InsertMemo, context: RecordContext, boundAsEncoded: Bool, inexactCount: Int, plan: InsertPlan
-    ) throws -> PlainInsert {
         let row = encoder.row
         let columns = memo.columns
-        guard plan.isPlain else {
+        // The plan is lent by the statement, which keeps it: only this call could replace it (the
+        // statement is in use), and does so after its last look at it. It is read one property at a
+        // time: a closure lending it for the whole body is kept as a function of its own.
+        let plan = try insertPlan(for: statement, state: state, row: row, columns: columns)
+        guard plan._withUnsafeGuaranteedRef({ $0.isPlain }) else {
             memo.needsReturningAt = schemaGeneration
             return .needsReturning
         }
-        guard plan.keepsValues(of: row) else { return .needsReturning }
+        guard plan._withUnsafeGuaranteedRef({ $0.keepsValues(of: row) }) else { return .needsReturning }
         if !boundAsEncoded {
             try row.bind(to: statement, parameters: memo.parameters)
         } else if row.hasDeferredValues {
@@ -222,21 +271,22 @@ extension Connection {
         }
         guard statement.changes > 0 else { return .unchanged }
         let rowid = lastInsertRowID
-        guard statement.reprepareCount == plan.reprepareCount else {
+        guard statement.reprepareCount == plan._withUnsafeGuaranteedRef({ $0.reprepareCount }) else {
             // The schema changed under the statement, which SQLite re-prepared as it stepped (or
             // before: the plan is checked here only): the plan may no longer hold, and the row is
             // read back as stored.
-            let rowidName = plan.rowidName
+            let rowidName = plan._withUnsafeGuaranteedRef { $0.rowidName }
             statement.attachment = nil  // frees the plan
             return .readBack(rowid, rowidName)
         }
-        if let storedAsGiven = state.storedAsGiven, plan.storesRowIDKnowingEverySlot, plan.slotCount == row.count,
+        if let storedAsGiven = state.storedAsGiven,
+            plan._withUnsafeGuaranteedRef({ $0.storesRowIDKnowingEverySlot && $0.slotCount == row.count }),
             encoder.values.inexactCount == inexactCount
         {
             storedAsGiven.didInsert(into: record, rowID: rowid)
             return .unchanged
         }
-        return .stored(rowid, plan)
+        return .stored(rowid, plan.takeUnretainedValue())
     }
 
     /// What came of trying a plain INSERT.
@@ -291,6 +341,21 @@ extension Connection {
             schemaGeneration: schemaGeneration)
         statement.attachment = plan
         return Unmanaged.passUnretained(plan)
+    }
+
+    /// Sets `record` to the row with `rowid` as `plan` says it was stored: decoded from the values
+    /// bound, or read back when they cannot say. Out of line: the decoded record needs room of its
+    /// type's size, which its caller would otherwise set aside on every call.
+    @inline(never)
+    private func decodeStored<T: Record>(
+        _ record: inout T, state: RecordTypeState, encoder: RowEncoderCore, rowid: Int64, plan: InsertPlan
+    ) throws {
+        do {
+            record = try encoder.insertedRowDecoder.decode(
+                T.self, slots: plan.slots, count: plan.slotCount, rowid: rowid)
+        } catch is InsertedRowDecoder.GaveUp {
+            try readBack(&record, state: state, rowid: rowid, rowidName: plan.rowidName)
+        }
     }
 
     /// Sets `record` to the row with `rowid`, read back from the table and decoded as `RETURNING *` would

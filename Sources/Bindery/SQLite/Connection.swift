@@ -398,7 +398,7 @@ public final class Connection {
 
     /// Runs `body` once more with a freshly prepared statement, after SQLite reported `SQLITE_SCHEMA`.
     @inline(never)
-    private func withStatementAgain<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
+    func withStatementAgain<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
         try checkUsable(sql: sql)
         statementCache.removeAll()
         return try withCachedStatement(sql, body)
@@ -422,6 +422,33 @@ public final class Connection {
             return result
         }
         return try prepared(sql)._withUnsafeGuaranteedRef(run)
+    }
+
+    /// The cached statement for `sql`, lent without counting a reference, as ``withStatement(_:_:)``
+    /// lends it but without a closure: the caller gives it back with ``endLend(_:sql:)`` when it ran
+    /// (or ``endLend(_:)`` when it throws), and retries `SQLITE_SCHEMA` itself. The cache keeps the
+    /// statement alive until then, whatever runs meanwhile.
+    @inline(__always)
+    func lendStatement(_ sql: String) throws -> Unmanaged<Statement> {
+        try checkUsable(sql: sql)
+        return try prepared(sql)
+    }
+
+    /// Gives back a statement from ``lendStatement(_:)`` after its work succeeded; throws when the
+    /// connection can no longer be used (user code run meanwhile closed it, say): the operation
+    /// fails, as in ``withStatement(_:_:)``.
+    @inline(__always)
+    func endLend(_ statement: Statement, sql: String) throws {
+        statementCache.release(statement)
+        guard _fastPath(status.isClear) else {
+            throw status.error(sql: sql)
+        }
+    }
+
+    /// Gives back a statement from ``lendStatement(_:)`` whose work threw.
+    @inline(__always)
+    func endLend(_ statement: Statement) {
+        statementCache.release(statement)
     }
 
     /// A statement for `sql` that the caller gives back with ``release(_:)`` (for cursors).

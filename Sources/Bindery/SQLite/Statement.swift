@@ -173,6 +173,7 @@ final class Statement {
     }
 
     /// Steps until the statement is done, ignoring any rows.
+    @inline(__always)
     func run() throws {
         while try step() {}
     }

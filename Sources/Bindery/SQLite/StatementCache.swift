@@ -104,6 +104,7 @@ final class StatementCache {
     }
 
     /// Gives a statement back: it is reset and its bindings cleared; an uncached one is finalized.
+    @inline(__always)
     func release(_ statement: Statement) {
         guard !statement.isFinalized else {
             forgetUnheld(statement)
