@@ -182,59 +182,47 @@ extension Connection {
         let outcome: PlainInsert
         do {
             outcome = try lent._withUnsafeGuaranteedRef(run)
-        } catch let failure as EncodingFailure {
-            // An error from encoding is thrown as it is, never retried.
-            lent._withUnsafeGuaranteedRef { endLend($0) }
-            throw failure.error
-        } catch let error as SQLiteError where error.code == .schema {
-            // SQLite could not prepare the statement again after a schema change: once more with a new
-            // one, the row bound as it was encoded.
-            lent._withUnsafeGuaranteedRef { endLend($0) }
-            return try withStatementAgain(sql) { statement in
-                try bindAndRunPlain(
-                    statement, record, state: state, encoder: encoder, memo: memo, context: context,
-                    inexactCount: inexactCount)
-            }
         } catch {
-            lent._withUnsafeGuaranteedRef { endLend($0) }
+            lent._withUnsafeGuaranteedRef { release($0) }
+            if let failure = error as? EncodingFailure {
+                // An error from encoding is thrown as it is, never retried.
+                throw failure.error
+            }
+            if let error = error as? SQLiteError, error.code == .schema {
+                // SQLite could not prepare the statement again after a schema change: once more with a
+                // new one, the row bound as it was encoded.
+                return try bindAndInsertPlain(
+                    record, state: state, encoder: encoder, memo: memo, context: context, inexactCount: inexactCount,
+                    preparedAgain: true)
+            }
             throw error
         }
-        try lent._withUnsafeGuaranteedRef { try endLend($0, sql: sql) }
+        try lent._withUnsafeGuaranteedRef { try releaseAfterRun($0, sql: sql) }
         return outcome
     }
 
-    /// An error thrown while a record was encoded, on its way out of the closure that the statement is
-    /// lent to.
+    /// An error thrown while a record was encoded, on its way out of the function that the statement
+    /// is lent to.
     private struct EncodingFailure: Error {
         let error: any Error
     }
 
-    /// The plain INSERT of `memo` for the row `record` was encoded into. Out of line: the closure it
-    /// hands ``Connection/withStatement(_:_:)`` would otherwise make its caller's frame larger on every
-    /// call.
+    /// The plain INSERT of `memo` for the row `record` was encoded into, bound now; with
+    /// `preparedAgain`, with a statement prepared anew (after `SQLITE_SCHEMA`). Out of line, so that
+    /// ``runPlain(_:_:state:encoder:memo:context:boundAsEncoded:inexactCount:)`` is inlined on the hot
+    /// path only (the INSERT bound as the record is encoded), and the closure handed to
+    /// ``Connection/withStatement(_:_:)`` does not enlarge its caller's frame.
     @inline(never)
     private func bindAndInsertPlain<T: Record>(
-        _ record: inout T, state: RecordTypeState, encoder: RowEncoderCore, memo: InsertMemo, context: RecordContext,
-        inexactCount: Int
+        _ record: UnsafeMutablePointer<T>, state: RecordTypeState, encoder: RowEncoderCore, memo: InsertMemo,
+        context: RecordContext, inexactCount: Int, preparedAgain: Bool = false
     ) throws -> PlainInsert {
-        try withStatement(memo.plainSQL) { statement in
-            try bindAndRunPlain(
-                statement, &record, state: state, encoder: encoder, memo: memo, context: context,
-                inexactCount: inexactCount)
+        func run(_ statement: Statement) throws -> PlainInsert {
+            try runPlain(
+                statement, record, state: state, encoder: encoder, memo: memo, context: context,
+                boundAsEncoded: false, inexactCount: inexactCount)
         }
-    }
-
-    /// ``runPlain(_:_:state:encoder:memo:context:boundAsEncoded:inexactCount:)`` for a row not bound as
-    /// it was encoded. Out of line, so that `runPlain` is inlined in one place only: the path that binds
-    /// as it encodes.
-    @inline(never)
-    private func bindAndRunPlain<T: Record>(
-        _ statement: Statement, _ record: UnsafeMutablePointer<T>, state: RecordTypeState, encoder: RowEncoderCore,
-        memo: InsertMemo, context: RecordContext, inexactCount: Int
-    ) throws -> PlainInsert {
-        try runPlain(
-            statement, record, state: state, encoder: encoder, memo: memo, context: context, boundAsEncoded: false,
-            inexactCount: inexactCount)
+        return try preparedAgain ? withStatementAgain(memo.plainSQL, run) : withStatement(memo.plainSQL, run)
     }
 
     /// Runs the plain INSERT `statement` of `memo` for the encoded row when its plan allows: binds the

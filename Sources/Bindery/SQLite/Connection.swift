@@ -425,9 +425,9 @@ public final class Connection {
     }
 
     /// The cached statement for `sql`, lent without counting a reference, as ``withStatement(_:_:)``
-    /// lends it but without a closure: the caller gives it back with ``endLend(_:sql:)`` when it ran
-    /// (or ``endLend(_:)`` when it throws), and retries `SQLITE_SCHEMA` itself. The cache keeps the
-    /// statement alive until then, whatever runs meanwhile.
+    /// lends it but without a closure: the caller gives it back with ``releaseAfterRun(_:sql:)`` when
+    /// its work succeeded (or ``release(_:)`` when it threw), and retries `SQLITE_SCHEMA` itself. The
+    /// cache keeps the statement alive until then, whatever runs meanwhile.
     @inline(__always)
     func lendStatement(_ sql: String) throws -> Unmanaged<Statement> {
         try checkUsable(sql: sql)
@@ -438,23 +438,16 @@ public final class Connection {
     /// connection can no longer be used (user code run meanwhile closed it, say): the operation
     /// fails, as in ``withStatement(_:_:)``.
     @inline(__always)
-    func endLend(_ statement: Statement, sql: String) throws {
+    func releaseAfterRun(_ statement: Statement, sql: String) throws {
         statementCache.release(statement)
         guard _fastPath(status.isClear) else {
             throw status.error(sql: sql)
         }
     }
 
-    /// Gives back a statement from ``lendStatement(_:)`` whose work threw.
-    @inline(__always)
-    func endLend(_ statement: Statement) {
-        statementCache.release(statement)
-    }
-
     /// A statement for `sql` that the caller gives back with ``release(_:)`` (for cursors).
     func checkOutStatement(_ sql: String) throws -> Statement {
-        try checkUsable(sql: sql)
-        return try prepared(sql).takeUnretainedValue()
+        try lendStatement(sql).takeUnretainedValue()
     }
 
     /// The cached statement for `sql`; a failure to prepare it that comes from a double-quoted
@@ -496,7 +489,7 @@ public final class Connection {
         schemaGeneration &+= 1
     }
 
-    /// Gives back a statement from ``checkOutStatement(_:)``.
+    /// Gives back a statement from ``checkOutStatement(_:)`` or ``lendStatement(_:)``.
     func release(_ statement: Statement) {
         statementCache.release(statement)
     }
