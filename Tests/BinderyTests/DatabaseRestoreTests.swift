@@ -113,6 +113,47 @@ import Testing
         }
     }
 
+    /// A hot rollback journal left beside the path without its database: the first open of the restored
+    /// copy would roll it back into the copy (seen: a malformed database), so it counts as a database.
+    @Test func anOrphanHotJournalIsLeftAlone() async throws {
+        try await DatabaseTestSupport.withDirectory { directory in
+            let source = directory.appendingPathComponent("source.sqlite").path
+            let path = directory.appendingPathComponent("app.sqlite").path
+            let good = directory.appendingPathComponent("good.sqlite").path
+            try await Self.makeDatabase(at: good, rows: 2000)
+            // A real hot journal: a transaction of a rollback-journal database, caught before it commits.
+            let conn = try Connection(path: source)
+            try conn.execute(script: "PRAGMA journal_mode = DELETE; PRAGMA cache_size = 1")
+            try conn.execute(script: "CREATE TABLE t(x TEXT)")
+            try conn.execute(
+                script: """
+                    WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 200)
+                    INSERT INTO t SELECT hex(randomblob(500)) FROM s
+                    """)
+            try conn.execute(script: "BEGIN; UPDATE t SET x = lower(x)")
+            let journal = try Data(contentsOf: URL(fileURLWithPath: source + "-journal"))
+            #expect(journal.count > 4096)
+            try conn.execute(script: "ROLLBACK")
+            conn.close()
+            try journal.write(to: URL(fileURLWithPath: path + "-journal"))
+
+            let fake = try Self.fakeLitestream(in: directory, "cp '\(good)' \"$out\"")
+            await #expect(throws: Database.RestoreError.databaseExists(path)) {
+                try await Database.restore(from: .url("file:///backups/app"), to: path, litestream: fake)
+            }
+            #expect(!FileManager.default.fileExists(atPath: path))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path + "-journal")) == journal)
+
+            // Replacing moves the stray journal aside with the rest, and the copy reads whole.
+            try await Database.restore(from: .url("file:///backups/app"), to: path, replacing: true, litestream: fake)
+            #expect(!FileManager.default.fileExists(atPath: path + "-journal"))
+            let db = try Database(path: path)
+            #expect(try await db.read { try $0.integrityCheck() } == [])
+            #expect(try await db.fetchOne(Int.self, sql: "SELECT count(*) FROM items") == 2000)
+            try await db.close()
+        }
+    }
+
     @Test func aFailingRestoreThrowsWhatLitestreamPrinted() async throws {
         try await DatabaseTestSupport.withDirectory { directory in
             let path = directory.appendingPathComponent("app.sqlite").path

@@ -29,9 +29,11 @@ extension Database {
     ///   - time: restore the database as it was at this moment (Litestream's `-timestamp`); `nil`, the
     ///     default, restores the latest transaction the replica holds.
     ///   - replacing: whether a database at `path` is replaced. Default `false`: an existing file throws
-    ///     ``RestoreError/databaseExists(_:)`` and is left alone. When `true`, nothing may have the
-    ///     database open: its `-wal` and `-shm` files are removed with it (they belong to the old
-    ///     file), and a replicator that streamed the old file must be restarted.
+    ///     ``RestoreError/databaseExists(_:)`` and is left alone, and so does a `-wal` or `-journal`
+    ///     file left beside `path` without its database (SQLite would apply it to the restored copy).
+    ///     When `true`, nothing may have the database open: its `-wal`, `-shm` and `-journal` files are
+    ///     removed with it (they belong to the old file), and a replicator that streamed the old file
+    ///     must be restarted.
     ///   - litestream: the `litestream` executable: a path, or a name looked up on the `PATH`.
     ///     Default `"litestream"`.
     ///
@@ -51,8 +53,9 @@ extension Database {
         guard let executable = executablePath(litestream) else {
             throw RestoreError.litestreamNotFound(litestream)
         }
-        // A -wal file left without its database still belongs to it: SQLite would apply it to the copy.
-        if !replacing, files.fileExists(atPath: path) || files.fileExists(atPath: path + "-wal") {
+        // A -wal file or a hot -journal left without its database still belongs to it: the first open
+        // would apply the log, or roll the journal back, into the copy.
+        if !replacing, ([""] + sideFileSuffixes).contains(where: { files.fileExists(atPath: path + $0) }) {
             throw RestoreError.databaseExists(path)
         }
         let destination = URL(fileURLWithPath: path)
@@ -77,6 +80,10 @@ extension Database {
         try checkRestoredCopy(at: copy)
         try install(copy, at: path, replacing: replacing, scratch: folder)
     }
+
+    /// The files SQLite reads beside a database's path, as part of that database: its write-ahead log
+    /// and its rollback journal. (A `-shm` file is only an index of the `-wal` file, rebuilt from it.)
+    static let sideFileSuffixes = ["-wal", "-journal"]
 
     // MARK: Running Litestream
 

