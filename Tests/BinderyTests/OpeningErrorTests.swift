@@ -130,6 +130,41 @@ import Testing
             }
         }
 
+        /// A database file this thread cannot write, in a folder it can: read-write it would open
+        /// read-only without a word and fail at the first write, so opening says the file is read-only;
+        /// read-only it opens and reads.
+        @Test func aReadOnlyDatabaseFile() async throws {
+            try await ReliabilityTestSupport.withDirectory { directory in
+                let path = directory.appendingPathComponent("locked.sqlite").path
+                let conn = try Connection(path: path)
+                try conn.execute(script: "CREATE TABLE items(n INTEGER NOT NULL); INSERT INTO items VALUES (1)")
+                conn.close()
+                #expect(chmod(path, 0o444) == 0)
+                #expect(chmod(directory.path, 0o777) == 0)
+                defer { chmod(directory.path, 0o755) }
+                let readOnly = try Self.unprivileged {
+                    let descriptor = open(path, O_WRONLY)
+                    if descriptor >= 0 { close(descriptor) }
+                    try #require(descriptor < 0, "the file's permissions are not enforced")
+                    for open in Self.readWriteOpeners {
+                        do {
+                            try open(path)
+                            Issue.record("a read-only database file opened read-write")
+                        } catch let error as SQLiteError {
+                            #expect(error.code == .readOnly)
+                            #expect(
+                                error.message.contains(
+                                    "the database file \(path) cannot be written by this process: make it writable, "
+                                        + "or open the database with readOnly: true"))
+                        }
+                    }
+                    return try Connection(path: path, options: Connection.Options(readOnly: true))
+                }
+                #expect(try readOnly.fetchAll(Int.self, sql: "SELECT n FROM items") == [1])
+                readOnly.close()
+            }
+        }
+
         private static let readWriteOpeners: [@Sendable (String) throws -> Void] = [
             { path in _ = try Connection(path: path) },
             { path in _ = try Database(path: path) },

@@ -14,7 +14,22 @@ extension Connection {
     /// create its `-wal` and `-shm` files there. Read-only, with no `-wal` file left (so that every
     /// committed transaction is in the database file itself), it is opened as immutable instead;
     /// otherwise the error says that the folder must be writable.
+    ///
+    /// A file the process cannot write to, opened read-write, would open read-only without a word and
+    /// fail at the first write: it throws ``SQLiteError/Code/readOnly`` here instead, saying so.
     static func openHandle(path: String, flags: Int32, options: Options) throws -> OpaquePointer {
+        let db = try openWithExplanations(path: path, flags: flags, options: options)
+        if flags & SQLITE_OPEN_READWRITE != 0, sqlite3_db_readonly(db, "main") == 1 {
+            sqlite3_close_v2(db)
+            throw SQLiteError(
+                code: .readOnly, extendedCode: SQLITE_READONLY,
+                message: "attempt to write a readonly database (the database file \(path) cannot be written by this "
+                    + "process: make it writable, or open the database with readOnly: true to read it)")
+        }
+        return db
+    }
+
+    private static func openWithExplanations(path: String, flags: Int32, options: Options) throws -> OpaquePointer {
         do {
             return try openAndReadSchema(name: path, flags: flags, options: options, path: path)
         } catch let error as SQLiteError {
