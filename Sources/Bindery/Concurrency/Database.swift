@@ -195,6 +195,10 @@ public actor Database {
     /// Waits for the work in flight, then closes every connection. Afterwards every call throws
     /// ``DatabaseError/closed``; calling `close()` again only waits for the first call to finish.
     ///
+    /// A ``DatabaseCursor`` being iterated is not waited for, however long its iterator is kept: its
+    /// batch in progress is interrupted and its reader taken back, and its next batch throws
+    /// ``DatabaseError/closed``.
+    ///
     /// ```swift
     /// try await db.close()
     /// ```

@@ -15,8 +15,10 @@
 /// The reader is held from the first value until the sequence ends: when the rows run out, when
 /// decoding or SQLite throws, when the loop stops early (`break`, `return`, a thrown error), or
 /// when the iterating task is cancelled, which interrupts the statement and throws
-/// `CancellationError`. Every other read goes on meanwhile on the other readers; ``Database/close()``
-/// waits for a cursor being iterated to end. Without readers, the batches take turns with writes on
+/// `CancellationError`. Every other read goes on meanwhile on the other readers. ``Database/close()``
+/// does not wait for a cursor: it interrupts the batch the cursor is reading, if any, and takes its
+/// reader back; the values decoded before are still handed out, then the iteration throws
+/// ``DatabaseError/closed``. Without readers, the batches take turns with writes on
 /// the writer connection (read-only, as a ``Database/read(_:)`` there), and whether rows written
 /// meanwhile show up is not defined.
 ///
@@ -50,7 +52,7 @@ public struct DatabaseCursor<Element: Decodable & Sendable>: AsyncSequence, Send
 /// the iteration ends.
 final class CursorDriver<Element: Decodable & Sendable> {
     private enum Host {
-        case reader(ReaderPool, ReaderConnection)
+        case reader(ReaderLease)
         case writer
     }
 
@@ -107,26 +109,36 @@ final class CursorDriver<Element: Decodable & Sendable> {
     }
 
     private func fetchBatch() async throws -> CursorBatch<Element> {
+        let state = self.state
         if host == nil {
             if let pool = database.readers {
-                host = .reader(pool, try await pool.acquire())
+                host = .reader(try await pool.lease(closingWith: { state.close() }))
             } else {
                 host = .writer
             }
         }
-        let state = self.state
         return try await perform { conn in try state.nextBatch(on: conn, size: DatabaseCursor<Element>.batchSize) }
     }
 
     /// Runs `body` on the host's connection, interruptible by the cancellation of the iterating task.
     private func perform<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         switch host {
-        case .reader(_, let reader):
+        case .reader(let lease):
             let gate = InterruptGate()
-            return try await withTaskCancellationHandler {
-                try await reader.perform(gate: gate, transaction: nil, body)
-            } onCancel: {
-                gate.cancel()
+            try lease.beginBatch(gate)
+            defer { lease.endBatch() }
+            do {
+                return try await withTaskCancellationHandler {
+                    try await lease.reader.perform(gate: gate, transaction: nil) { conn in
+                        try lease.checkHeld()
+                        return try body(conn)
+                    }
+                } onCancel: {
+                    gate.cancel()
+                }
+            } catch  where lease.isRevoked {
+                // Database.close() took the reader back, interrupting the batch.
+                throw DatabaseError.closed
             }
         case .writer:
             return try await database.readOnWriterWithoutTransaction(body)
@@ -141,16 +153,13 @@ final class CursorDriver<Element: Decodable & Sendable> {
         finished = true
         guard let host else { return }
         self.host = nil
-        let state = self.state
         switch host {
-        case .reader(let pool, let reader):
-            reader.enqueue { _ in
-                state.close()
-                pool.release(reader)
-            }
+        case .reader(let lease):
+            lease.giveBack()
         case .writer where !statementClosed:
             // A job of its own, which a cancellation of the iterating task cannot stop.
             let database = self.database
+            let state = self.state
             Task {
                 try? await database.writeWithoutTransaction { _ in state.close() }
             }

@@ -12,6 +12,8 @@ final class ReaderPool: @unchecked Sendable {
     private var lent = 0
     private var isClosed = false
     private var closeWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The readers lent to cursors, which closing revokes instead of waiting for.
+    private var leases: [ObjectIdentifier: ReaderLease] = [:]
 
     /// A pool over `readers`, which it uses from now on.
     init(readers: [ReaderConnection]) {
@@ -33,10 +35,16 @@ final class ReaderPool: @unchecked Sendable {
     }
 
     /// Waits until every lent reader is back, then closes every reader; later reads throw
-    /// ``DatabaseError/closed``. Reads that were already waiting for a reader still run.
+    /// ``DatabaseError/closed``. Reads that were already waiting for a reader still run. Readers lent
+    /// to cursors are not waited for: their leases are revoked (see ``ReaderLease``), so closing
+    /// takes as long as the reads in flight and a cursor's batch, however long a cursor is held.
     func close() async {
         await withCheckedContinuation { continuation in
-            if markClosed(continuation) {
+            let (done, leased) = markClosed(continuation)
+            for lease in leased {
+                lease.revoke()
+            }
+            if done {
                 continuation.resume()
             }
         }
@@ -53,7 +61,6 @@ final class ReaderPool: @unchecked Sendable {
     // MARK: Lending
 
     /// An idle reader, lent until ``release(_:)``; waits, as a read does, while every reader is busy.
-    /// A cursor holds one this way for as long as it is read.
     func acquire() async throws -> ReaderConnection {
         switch takeIdle() {
         case .reader(let reader):
@@ -71,6 +78,31 @@ final class ReaderPool: @unchecked Sendable {
                     break
                 }
             }
+        }
+    }
+
+    /// An idle reader lent to a cursor until its lease is given back or revoked; waits as
+    /// ``acquire()`` does. `closeStatement` closes the cursor's statement on the reader's queue.
+    func lease(closingWith closeStatement: @escaping @Sendable () -> Void) async throws -> ReaderLease {
+        let reader = try await acquire()
+        let lease = ReaderLease(reader: reader, pool: self, closeStatement: closeStatement)
+        let registered = lock.withLock {
+            guard !isClosed else { return false }
+            leases[ObjectIdentifier(lease)] = lease
+            return true
+        }
+        guard registered else {
+            // The pool closed while the cursor waited for the reader.
+            release(reader)
+            throw DatabaseError.closed
+        }
+        return lease
+    }
+
+    /// Stops tracking `lease`, whose iteration gives its reader back.
+    func forget(_ lease: ReaderLease) {
+        lock.withLock {
+            _ = leases.removeValue(forKey: ObjectIdentifier(lease))
         }
     }
 
@@ -126,15 +158,17 @@ final class ReaderPool: @unchecked Sendable {
     }
 
     /// Refuses new reads; returns true when no reader is lent, or else queues `continuation` for the
-    /// last one to come back.
-    private func markClosed(_ continuation: CheckedContinuation<Void, Never>) -> Bool {
+    /// last one to come back; and the cursors' leases, to revoke.
+    private func markClosed(_ continuation: CheckedContinuation<Void, Never>) -> (Bool, [ReaderLease]) {
         lock.withLock {
             isClosed = true
+            let leased = Array(leases.values)
+            leases.removeAll()
             if lent == 0 {
-                return true
+                return (true, leased)
             }
             closeWaiters.append(continuation)
-            return false
+            return (false, leased)
         }
     }
 }
