@@ -136,9 +136,9 @@ final class CursorDriver<Element: Decodable & Sendable> {
                 } onCancel: {
                     gate.cancel()
                 }
-            } catch  where lease.isRevoked {
+            } catch {
                 // Database.close() took the reader back, interrupting the batch.
-                throw DatabaseError.closed
+                throw lease.isRevoked ? DatabaseError.closed : error
             }
         case .writer:
             return try await database.readOnWriterWithoutTransaction(body)
