@@ -5,7 +5,7 @@ import Foundation
 /// them, searched in the 100,000-document index of ``FullTextSearch``: how long its bounded pattern
 /// takes, ranked with snippets, and how soon a cancel ends it while it runs.
 enum TypedSearchBound {
-    static let name = "full-text: worst typed text (100 KB paste), 100,000 docs"
+    static let name = "full-text: worst typed text, 100 KB paste"
     static let cancelName = "full-text: cancel of a running search"
     /// What the bound promises (SearchPattern's documentation).
     static let budget = 1.0
