@@ -32,7 +32,9 @@ enum FullTextSearch {
     static let searchName = "full-text: ranked top 20 with snippets, 8 searches"
 
     static func run(_ benchmark: Benchmark) throws {
-        if let only = benchmark.only, !indexName.contains(only), !searchName.contains(only) {
+        if let only = benchmark.only, !indexName.contains(only), !searchName.contains(only),
+            !TypedSearchBound.name.contains(only), !TypedSearchBound.cancelName.contains(only)
+        {
             return
         }
         let documents = corpus()
@@ -107,6 +109,7 @@ enum FullTextSearch {
         }
 
         try search(benchmark, conn: binderyDatabase, raw: rawDatabase)
+        try TypedSearchBound.run(benchmark, conn: binderyDatabase)
     }
 
     /// The ranked top-20 searches with snippets, on both sides; their results compared.

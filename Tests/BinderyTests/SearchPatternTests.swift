@@ -43,10 +43,11 @@ import Testing
     }
 
     @Test func termsSplitAtSpacesPunctuationAndControlCharacters() {
-        #expect(SearchPattern.terms(in: "  (café) NEAR-by: 😀 ") == ["café", "NEAR", "by", "😀"])
+        #expect(SearchPattern.terms(in: "  (café) NEAR-by: 😀 ") == ["café", "NEAR", "by"])
         #expect(SearchPattern.terms(in: "a\0b") == ["a", "b"])
         #expect(SearchPattern.terms(in: "e\u{0301}té") == ["e\u{0301}té"])
-        #expect(SearchPattern.terms(in: "👩‍👩‍👧‍👦") == ["👩‍👩‍👧‍👦"])
+        #expect(SearchPattern.terms(in: "👩‍👩‍👧‍👦") == [])
+        #expect(SearchPattern.terms(in: "a👩‍👩‍👧‍👦") == ["a👩‍👩‍👧‍👦"])
         #expect(SearchPattern.terms(in: " \t\r\n\"()*:^-") == [])
     }
 

@@ -46,7 +46,15 @@ extension Connection {
         if let condition {
             sql += " WHERE " + (try condition.inlined(encoder: recordContext.values))
         }
-        try runSchema(sql)
+        guard unique else {
+            try runSchema(sql)
+            return
+        }
+        try transaction { conn in
+            try conn.runSchema(sql)
+            // Search layer hook: the triggers of a search table note the rows each UNIQUE key replaces.
+            try conn.refreshSearchTriggers(on: table)
+        }
     }
 
     /// Renames a table; its indexes and triggers, and the views, triggers and foreign keys that
@@ -109,6 +117,10 @@ extension Connection {
 
     /// Makes the changes of `alteration`, inside a transaction.
     private func apply(_ alteration: TableAlteration) throws {
+        // Search layer hook: a search table with external content reads its columns by name.
+        for case .rename(let old, _) in alteration.changes {
+            try checkSearchTablesAllowRenaming(column: old, of: alteration.name)
+        }
         let table = SQL.quote(identifier: alteration.name)
         var pending: [TableAlteration.Change] = []
         let rebuilds = alteration.changes.contains(where: \.needsRebuild)
@@ -136,6 +148,8 @@ extension Connection {
         }
         if !pending.isEmpty {
             try TableRebuild(connection: self, table: alteration.name, changes: pending).run()
+            // Search layer hook: the rebuilt table's UNIQUE keys may have changed.
+            try refreshSearchTriggers(on: alteration.name)
         }
     }
 

@@ -29,11 +29,20 @@ extension Connection {
     /// `INSERT OR REPLACE` deletes the rows in its way without firing delete triggers (unless
     /// `PRAGMA recursive_triggers` is on), so the triggers note, before each insert or update, the
     /// rows that conflict with it on the rowid or on a UNIQUE constraint of `table` as it is now, in
-    /// the table `name_replaced`, and take those that the write deleted out of the index after it. A
-    /// UNIQUE index added to `table` later is not covered: re-create the search table then.
+    /// the table `name_replaced`, and take those that the write deleted out of the index after it:
+    /// plain, partial (`WHERE`) and expression UNIQUE indexes alike. A UNIQUE index added later with
+    /// ``create(index:on:columns:unique:ifNotExists:where:)``, or a UNIQUE constraint by
+    /// ``alter(table:_:)``, makes the triggers again; one added with plain SQL (`CREATE UNIQUE INDEX`
+    /// through ``execute(_:)``) is not seen: drop and create the search table then. A UNIQUE index on a
+    /// generated column throws ``SearchTableError/uncoveredUniqueIndex(searchTable:table:index:reason:)``.
+    ///
+    /// With external content, FTS5 reads the indexed columns from `table` by name: renaming one with
+    /// ``TableAlteration/rename(column:to:)`` throws ``SearchTableError/indexedColumnRenamed(searchTable:table:column:)``
+    /// and changes nothing; ``checkIntegrity(searchTable:)`` and ``rebuild(searchTable:)`` throw
+    /// ``SearchTableError/contentMismatch(searchTable:table:columns:)`` after one renamed by plain SQL.
     ///
     /// - Throws: ``SearchTableError`` for an untrusted connection, a table without an `INTEGER PRIMARY
-    ///   KEY`, no column or a bad weight;
+    ///   KEY`, no column, a bad weight or a UNIQUE index the triggers cannot follow;
     ///   ``SQLiteError`` when SQLite refuses a statement (a missing table or column, a name FTS5
     ///   reserves such as `rank`).
     public func create(
@@ -74,7 +83,8 @@ extension Connection {
                     + "tokenize = \(try SQL.literal(.text(tokenizer.option))))")
             if keptInStep {
                 let triggers = SearchTriggers(
-                    name: name, table: table, columns: columns, uniqueKeys: try conn.uniqueKeys(of: table))
+                    name: name, table: table, columns: columns,
+                    uniqueKeys: try conn.uniqueKeys(of: table, searchTable: name))
                 for statement in triggers.statements {
                     try conn.runSchema(statement)
                 }
@@ -102,7 +112,11 @@ extension Connection {
     /// Re-indexes the search table `name` from the table it indexes (FTS5 `rebuild`), after rows
     /// changed while its triggers were missing, or to recover from ``checkIntegrity(searchTable:)``
     /// failing. A contentless table cannot be rebuilt: FTS5's error is thrown as ``SQLiteError``.
+    ///
+    /// - Throws: ``SearchTableError/contentMismatch(searchTable:table:columns:)`` when the table no
+    ///   longer has a column the search table reads (renamed or dropped by plain SQL).
     public func rebuild(searchTable name: String) throws {
+        try checkSearchContent(of: name)
         try command("rebuild", searchTable: name)
     }
 
@@ -117,7 +131,10 @@ extension Connection {
     ///
     /// - Throws: ``SQLiteError`` with code ``SQLiteError/Code/corrupt`` when the index does not
     ///   match; ``rebuild(searchTable:)`` repairs it.
+    ///   ``SearchTableError/contentMismatch(searchTable:table:columns:)`` when the table no longer has
+    ///   a column the search table reads (renamed or dropped by plain SQL).
     public func checkIntegrity(searchTable name: String) throws {
+        try checkSearchContent(of: name)
         let fts = SQL.quote(identifier: name)
         try execute("INSERT INTO \(fts)(\(fts), rank) VALUES ('integrity-check', 1)", arguments: [])
     }
@@ -127,27 +144,79 @@ extension Connection {
         try execute("INSERT INTO \(fts)(\(fts)) VALUES (?)", arguments: [.text(command)])
     }
 
-    /// The columns of each UNIQUE constraint or index of `table` (its primary key included when it
-    /// is not the rowid), with the collation each compares with; partial indexes and indexes on
-    /// expressions are left out (the first may not apply, the second cannot be compared to a row).
-    func uniqueKeys(of table: String) throws -> [[(column: String, collation: String)]] {
-        var keys: [[(column: String, collation: String)]] = []
+    /// Each UNIQUE constraint or index of `table` (its primary key included when it is not the
+    /// rowid), as the search triggers compare a row with the row a write stores: partial indexes with
+    /// their `WHERE` clause, indexes on expressions with their expressions.
+    ///
+    /// - Throws: ``SearchTableError/uncoveredUniqueIndex(searchTable:table:index:reason:)`` for an
+    ///   index whose text cannot be read, or that involves a generated column (whose value a `BEFORE`
+    ///   trigger does not see).
+    func uniqueKeys(of table: String, searchTable: String) throws -> [SearchUniqueKey] {
+        var ordinary: [String] = []
+        var generated: Set<String> = []
+        for column in try rows("SELECT name, hidden FROM pragma_table_xinfo(?)", arguments: [.text(table)]) {
+            let name: String = try column["name"]
+            switch try column["hidden"] as Int64 {
+            case 0: ordinary.append(name)
+            case 2, 3: generated.insert(name.lowercased())
+            default: break
+            }
+        }
+        // `new`'s values under the table's column names, for an index's own expressions and conditions.
+        let newRow =
+            "(SELECT "
+            + ordinary.map { "new.\(SQL.quote(identifier: $0)) AS \(SQL.quote(identifier: $0))" }
+            .joined(separator: ", ") + ") AS \(SQL.quote(identifier: table))"
+        var keys: [SearchUniqueKey] = []
         let indexes = "SELECT name, \"unique\", partial FROM pragma_index_list(?)"
         for index in try rows(indexes, arguments: [.text(table)]) {
-            guard try index["unique"] as Int64 == 1, try index["partial"] as Int64 == 0 else { continue }
+            guard try index["unique"] as Int64 == 1 else { continue }
             let indexName: String = try index["name"]
-            var key: [(column: String, collation: String)] = []
-            var usable = true
-            let parts = "SELECT name, key, coll FROM pragma_index_xinfo(?)"
-            for part in try rows(parts, arguments: [.text(indexName)]) {
-                guard try part["key"] as Int64 == 1 else { continue }
-                guard let column: String = try part["name"] else {
-                    usable = false
-                    break
-                }
-                key.append((column, try part["coll"]))
+            func refuse(_ reason: String) -> SearchTableError {
+                .uncoveredUniqueIndex(searchTable: searchTable, table: table, index: indexName, reason: reason)
             }
-            if usable, !key.isEmpty { keys.append(key) }
+            var parts: [(column: String?, collation: String)] = []
+            let columns = "SELECT name, key, coll FROM pragma_index_xinfo(?) ORDER BY seqno"
+            for part in try rows(columns, arguments: [.text(indexName)]) {
+                guard try part["key"] as Int64 == 1 else { continue }
+                parts.append((try part["name"], try part["coll"]))
+            }
+            if parts.contains(where: { $0.column.map { generated.contains($0.lowercased()) } ?? false }) {
+                throw refuse("it indexes a generated column, whose value a BEFORE trigger does not see")
+            }
+            let partial = try index["partial"] as Int64 == 1
+            var definition: IndexDefinition?
+            if partial || parts.contains(where: { $0.column == nil }) {
+                if !generated.isEmpty {
+                    throw refuse(
+                        "it is partial or on expressions, over a table with generated columns, whose values a "
+                            + "BEFORE trigger does not see")
+                }
+                let sql =
+                    try rows(
+                        "SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?", arguments: [.text(indexName)]
+                    ).first.map { try $0[0] as String? } ?? nil
+                definition = sql.flatMap(IndexDefinition.init(sql:))
+                guard let definition, definition.parts.count == parts.count, definition.condition != nil || !partial
+                else {
+                    throw refuse("its CREATE INDEX statement could not be read")
+                }
+            }
+            var key = SearchUniqueKey(parts: [], condition: nil)
+            for (offset, part) in parts.enumerated() {
+                if let column = part.column {
+                    let quoted = SQL.quote(identifier: column)
+                    key.parts.append(.init(row: quoted, new: "new." + quoted, collation: part.collation))
+                } else if let expression = definition?.parts[offset] {
+                    key.parts.append(
+                        .init(
+                            row: expression, new: "SELECT (\(expression)) FROM \(newRow)", collation: part.collation))
+                }
+            }
+            if partial, let condition = definition?.condition {
+                key.condition = "(\(condition)) AND EXISTS (SELECT 1 FROM \(newRow) WHERE (\(condition)))"
+            }
+            if !key.parts.isEmpty { keys.append(key) }
         }
         return keys
     }

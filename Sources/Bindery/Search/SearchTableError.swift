@@ -1,7 +1,8 @@
 import Foundation
 
 /// Why ``Connection/create(searchTable:on:columns:tokenizer:content:weights:keptInStep:)`` did not
-/// create a search table. Nothing was created.
+/// create a search table (nothing was created), why a change to the table a search table indexes was
+/// refused (nothing changed), or why a search table no longer matches that table.
 ///
 /// ```swift
 /// do {
@@ -26,6 +27,17 @@ public enum SearchTableError: Error, Sendable, Hashable, CustomStringConvertible
     /// renumber the rowids of such a table (and a `WITHOUT ROWID` table has none), which the search
     /// table would then point at the wrong rows.
     case noStableRowID(searchTable: String, table: String)
+    /// The triggers cannot tell which rows an `INSERT OR REPLACE` deletes through the UNIQUE index
+    /// `index` of `table` (`reason` says why), so the search table would keep rows the table no
+    /// longer holds.
+    case uncoveredUniqueIndex(searchTable: String, table: String, index: String, reason: String)
+    /// Renaming `column` of `table` was refused: the search table reads it by that name (external
+    /// content), and FTS5 cannot rename its own columns. Drop the search table, rename the column,
+    /// and create the search table again with the new name.
+    case indexedColumnRenamed(searchTable: String, table: String, column: String)
+    /// The search table reads `columns` from `table`, which no longer has them (renamed or dropped
+    /// with plain SQL): drop the search table and create it again over the table's columns.
+    case contentMismatch(searchTable: String, table: String, columns: [String])
 
     /// A sentence naming the search table, the column and what went wrong.
     public var description: String {
@@ -45,6 +57,18 @@ public enum SearchTableError: Error, Sendable, Hashable, CustomStringConvertible
                 + "has no INTEGER PRIMARY KEY column, so VACUUM may renumber its rowids (or it is WITHOUT ROWID): "
                 + "give it an INTEGER PRIMARY KEY column, or create a contentless search table with keptInStep: false "
                 + "and write it yourself"
+        case .uncoveredUniqueIndex(let searchTable, let table, let index, let reason):
+            return "search table \"\(searchTable)\" cannot be kept in step with \"\(table)\" by triggers: an INSERT OR "
+                + "REPLACE that conflicts through its UNIQUE index \"\(index)\" deletes rows the triggers cannot see, "
+                + "because \(reason); drop or change the index, or create the search table with keptInStep: false"
+        case .indexedColumnRenamed(let searchTable, let table, let column):
+            return "column \"\(column)\" of \"\(table)\" was not renamed: search table \"\(searchTable)\" reads it by "
+                + "that name and FTS5 cannot rename its columns; drop the search table, rename the column, and "
+                + "create the search table again"
+        case .contentMismatch(let searchTable, let table, let columns):
+            return "search table \"\(searchTable)\" reads "
+                + columns.map { "\"\($0)\"" }.joined(separator: ", ") + " from \"\(table)\", which has no such "
+                + "column (renamed or dropped since): drop the search table and create it again over the table's columns"
         }
     }
 }

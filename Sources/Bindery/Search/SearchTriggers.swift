@@ -16,8 +16,8 @@ struct SearchTriggers {
     var name: String
     var table: String
     var columns: [String]
-    /// The columns of each UNIQUE key of the table, with their collations.
-    var uniqueKeys: [[(column: String, collation: String)]]
+    /// The UNIQUE keys of the table.
+    var uniqueKeys: [SearchUniqueKey]
 
     /// The table that holds the rows a write is about to replace.
     static func replacedTable(_ name: String) -> String { SQL.quote(identifier: name + "_replaced") }
@@ -73,12 +73,7 @@ struct SearchTriggers {
     private var conflict: String {
         var terms = ["rowid = new.rowid"]
         for key in uniqueKeys {
-            terms.append(
-                "("
-                    + key.map { part in
-                        let column = SQL.quote(identifier: part.column)
-                        return "\(column) COLLATE \(SQL.quote(identifier: part.collation)) = new.\(column)"
-                    }.joined(separator: " AND ") + ")")
+            terms.append(key.conflict)
         }
         return terms.joined(separator: " OR ")
     }
