@@ -133,10 +133,19 @@ extension Connection {
     ///   match; ``rebuild(searchTable:)`` repairs it.
     ///   ``SearchTableError/contentMismatch(searchTable:table:columns:)`` when the table no longer has
     ///   a column the search table reads (renamed or dropped by plain SQL).
+    ///   ``SQLiteError/Code/readOnly`` inside a ``Database/read(_:)`` or on a read-only connection:
+    ///   SQLite runs the check as a write (it changes nothing), so it needs ``Database/write(_:)``.
     public func checkIntegrity(searchTable name: String) throws {
         try checkSearchContent(of: name)
         let fts = SQL.quote(identifier: name)
-        try execute("INSERT INTO \(fts)(\(fts), rank) VALUES ('integrity-check', 1)", arguments: [])
+        do {
+            try execute("INSERT INTO \(fts)(\(fts), rank) VALUES ('integrity-check', 1)", arguments: [])
+        } catch let error as SQLiteError where error.code == .readOnly {
+            throw error.explained(
+                "checkIntegrity(searchTable: \(name)) runs FTS5's integrity-check command, which SQLite counts as "
+                    + "a write although it changes nothing: call it inside Database.write, or on a connection "
+                    + "that can write, not inside a read")
+        }
     }
 
     private func command(_ command: String, searchTable name: String) throws {
