@@ -12,7 +12,8 @@ struct MigrationLedger {
     /// Whether the bookkeeping table exists yet.
     func exists() throws -> Bool {
         let rows = try connection.rows(
-            "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [.text(Self.tableName)])
+            "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE",
+            arguments: [.text(Self.tableName)])
         return !rows.isEmpty
     }
 

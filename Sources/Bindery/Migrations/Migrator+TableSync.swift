@@ -3,7 +3,10 @@ extension Migrator {
     /// Keeps the table of record type `T` in step with the type on every ``migrate(_:)-(Connection)``,
     /// after the registered migrations: creates it when it is missing, adds the columns the type
     /// gained, rebuilds the table (keeping its rows, indexes and triggers) when a column's type or
-    /// nullability changed, and drops the columns the type lost only when `droppingColumns`.
+    /// nullability changed, and drops the columns the type lost only when `droppingColumns`. A
+    /// changed column gets the property's type and `NOT NULL` when it is not optional; its other
+    /// constraints (foreign key, `UNIQUE`, `CHECK`, `DEFAULT`, `COLLATE`) and the table constraints
+    /// stay as they are.
     ///
     /// ```swift
     /// var migrator = Migrator()

@@ -22,7 +22,7 @@ struct SchemaSnapshot: Equatable {
         let rows = try connection.rows(
             """
             SELECT type, name, tbl_name, sql FROM sqlite_schema
-            WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> ?
+            WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND NOT (name = ? COLLATE NOCASE)
             ORDER BY name
             """,
             arguments: [.text(MigrationLedger.tableName)])

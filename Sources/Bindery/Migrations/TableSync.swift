@@ -48,14 +48,10 @@ struct TableSync: Sendable {
             let integerKey = key.count == 1 && isKey && column.type == "INTEGER"
             let wantsNotNull = (column.notNull || isKey) && !integerKey
             guard !type.equalsIdentifier(column.type) || (notNull != wantsNotNull && !inKey) else { continue }
-            let changed = alteration.change(
-                column: column.name, to: column.type.isEmpty ? nil : ColumnType(column.type))
-            if key.count == 1, isKey {
-                changed.primaryKey()
-            }
-            if wantsNotNull {
-                changed.notNull()
-            }
+            // Only the type and NOT NULL follow the type: every other constraint of the column (its
+            // key, foreign key, UNIQUE, CHECK, DEFAULT, COLLATE) stays as the table has it.
+            alteration.retype(
+                column: column.name, to: column.type.isEmpty ? nil : ColumnType(column.type), notNull: wantsNotNull)
             actions.append("changed \(column.name)")
         }
         if droppingColumns {

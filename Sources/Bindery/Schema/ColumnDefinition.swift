@@ -24,7 +24,8 @@ public final class ColumnDefinition {
     var checks: [SQL] = []
     var defaultValue: SQL?
     var collation: String?
-    var reference: ForeignKeyReference?
+    /// The `REFERENCES` clauses, in the order given: SQLite makes a foreign key of each.
+    var references: [ForeignKeyReference] = []
     var generated: (expression: SQL, stored: Bool)?
 
     init(name: String, type: ColumnType?) {
@@ -97,7 +98,8 @@ public final class ColumnDefinition {
 
     /// `REFERENCES table(column)`: a foreign key to `column` of `table` (its primary key when nil),
     /// with what happens when the parent row is deleted or its key changes. `deferred` checks it at
-    /// commit rather than after each statement.
+    /// commit rather than after each statement. Called again, it adds another foreign key on the
+    /// column: each holds.
     ///
     /// ```swift
     /// t.column("authorID", .integer).references("authors", onDelete: .cascade)
@@ -107,9 +109,10 @@ public final class ColumnDefinition {
         _ table: String, column: String? = nil, onDelete: ForeignKeyAction? = nil, onUpdate: ForeignKeyAction? = nil,
         deferred: Bool = false
     ) -> ColumnDefinition {
-        reference = ForeignKeyReference(
-            table: table, columns: column.map { [$0] } ?? [], onDelete: onDelete, onUpdate: onUpdate, deferred: deferred
-        )
+        references.append(
+            ForeignKeyReference(
+                table: table, columns: column.map { [$0] } ?? [], onDelete: onDelete, onUpdate: onUpdate,
+                deferred: deferred))
         return self
     }
 
@@ -152,7 +155,7 @@ public final class ColumnDefinition {
         if let collation {
             parts.append("COLLATE " + SQL.quote(identifier: collation))
         }
-        if let reference {
+        for reference in references {
             parts.append(reference.sql)
         }
         if let generated {

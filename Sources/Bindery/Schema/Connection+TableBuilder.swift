@@ -150,6 +150,11 @@ extension Connection {
             try TableRebuild(connection: self, table: alteration.name, changes: pending).run()
             // Search layer hook: the rebuilt table's UNIQUE keys may have changed.
             try refreshSearchTriggers(on: alteration.name)
+        } else if alteration.changes.contains(where: { if case .drop = $0 { true } else { false } }) {
+            // SQLite's DROP COLUMN does not look at the columns a trigger's UPDATE … SET or INSERT
+            // column list names: the triggers must still compile, or nothing changes.
+            try TableRebuild(connection: self, table: alteration.name, changes: []).checkTriggersCompile(
+                using: alteration.name)
         }
     }
 

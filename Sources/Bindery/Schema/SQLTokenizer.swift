@@ -130,15 +130,17 @@ struct SQLTokenizer {
         return String(text[start..<end])
     }
 
-    /// The name a word or quoted-name token stands for: quotes removed, doubled quotes undone.
+    /// The name a word, quoted-name or string token stands for, as SQLite reads it where a name is
+    /// due (`'a b' TEXT` names a column `a b`): quotes removed, doubled quotes undone.
     static func name(_ token: Token, in text: String) -> String {
         let raw = Self.text(text, token.range)
-        guard token.kind == .quotedName, raw.count >= 2 else { return raw }
+        guard token.kind == .quotedName || token.kind == .string, raw.count >= 2 else { return raw }
         let open = raw.first
         let inner = String(raw.dropFirst().dropLast())
         switch open {
         case "\"": return inner.replacingOccurrences(of: "\"\"", with: "\"")
         case "`": return inner.replacingOccurrences(of: "``", with: "`")
+        case "'": return inner.replacingOccurrences(of: "''", with: "'")
         default: return inner
         }
     }

@@ -25,12 +25,16 @@ public enum SchemaChangeError: Error, Sendable, Hashable, CustomStringConvertibl
     case rowsBreakConstraints(table: String, rows: [RejectedRow])
     /// Rows that break a foreign key after the change (at most the first 100).
     case foreignKeyViolations([ForeignKeyViolation])
-    /// The change needs the table rebuilt, other tables refer to it, and foreign keys are enforced in
-    /// the current transaction, where SQLite cannot turn them off: dropping the old table would run
-    /// their `ON DELETE` actions. Run the change in a ``Migrator`` migration or outside a transaction.
+    /// The change needs the table rebuilt, foreign keys refer to it (those of other tables, or its
+    /// own when it refers to itself), and foreign keys are enforced in the current transaction, where
+    /// SQLite cannot turn them off: dropping the old table would run their `ON DELETE` actions
+    /// (deleting or changing rows, a table's own included) or fail. Run the change in a ``Migrator``
+    /// migration or outside a transaction.
     case foreignKeysEnforced(table: String)
-    /// A view, trigger or index of the table no longer compiles after the change (it uses a column
-    /// that was dropped or renamed); drop or change it in the same migration.
+    /// A view, trigger or index no longer compiles after the change (it uses a column that was
+    /// dropped or renamed): one of the table's own, or any other in the schema that uses the table,
+    /// such as a search table's trigger. `kind` is `view`, `trigger`, `index` or `table`; nothing was
+    /// changed. Drop or change it in the same migration.
     case brokenDependency(kind: String, name: String, reason: String)
     /// The table's `CREATE TABLE` statement, as SQLite keeps it, could not be read.
     case unreadableSchema(table: String, reason: String)
@@ -57,7 +61,7 @@ public enum SchemaChangeError: Error, Sendable, Hashable, CustomStringConvertibl
             let more = violations.count > 5 ? "; and \(violations.count - 5) more" : ""
             return "\(violations.count) row(s) break a foreign key: \(shown)\(more)"
         case .foreignKeysEnforced(let table):
-            return "rebuilding \"\(table)\", which other tables refer to, needs foreign keys off, and SQLite cannot "
+            return "rebuilding \"\(table)\", which foreign keys refer to, needs foreign keys off, and SQLite cannot "
                 + "turn them off inside a transaction: run the change in a Migrator migration or outside a transaction"
         case .brokenDependency(let kind, let name, let reason):
             return "\(kind) \"\(name)\" no longer works after the change: \(reason)"

@@ -20,6 +20,8 @@ public final class TableAlteration {
         case rename(String, String)
         case drop(String)
         case change(ColumnDefinition)
+        /// A column's type and nullability changed, its other constraints kept as written.
+        case retype(String, type: ColumnType?, notNull: Bool)
         case order([String])
         case addConstraint(TableConstraint)
         case dropConstraint(String)
@@ -72,6 +74,13 @@ public final class TableAlteration {
         let column = ColumnDefinition(name: name, type: type)
         changes.append(.change(column))
         return column
+    }
+
+    /// Gives a column the type `type` (none when nil) and `NOT NULL` or not, keeping its other
+    /// constraints (key, foreign key, `UNIQUE`, `CHECK`, `DEFAULT`, `COLLATE`, generated expression)
+    /// as the table has them: what a table that follows its record type changes.
+    func retype(column name: String, to type: ColumnType?, notNull: Bool) {
+        changes.append(.retype(name, type: type, notNull: notNull))
     }
 
     /// Puts the columns named first, in this order; the others follow in their current order.

@@ -31,20 +31,27 @@ struct TableRebuild {
         for change in changes {
             try apply(change, to: &statement, dropped: &dropped, renames: &renames, encoder: encoder)
         }
+        // With foreign keys enforced, the DROP TABLE below deletes the old rows first, and runs the
+        // actions of every foreign key that refers to the table: the new table's own, when the table
+        // refers to itself, names the old table until the rename, and would lose or change rows.
         let references = try referringTables(to: name)
         if try conn.rows("PRAGMA foreign_keys", arguments: []).first.map({ try $0[0] as Bool }) == true,
-            references.contains(where: { !$0.equalsIdentifier(name) })
+            !references.isEmpty
         {
             throw SchemaChangeError.foreignKeysEnforced(table: name)
         }
 
         // What goes with the old table, to make again: indexes (not those over a dropped column),
-        // triggers, the AUTOINCREMENT sequence.
+        // triggers (whose `ON` clause may spell the table in another case, and temporary triggers,
+        // which the DROP TABLE drops too), the AUTOINCREMENT sequence.
         let objects = try conn.rows(
-            "SELECT type, name, sql FROM sqlite_schema WHERE tbl_name = ? AND type IN ('index', 'trigger') "
-                + "AND sql IS NOT NULL ORDER BY rowid",
+            "SELECT type, name, sql FROM main.sqlite_schema WHERE tbl_name = ? COLLATE NOCASE "
+                + "AND type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY rowid",
             arguments: [.text(name)])
         var recreate: [(kind: String, name: String, sql: String)] = []
+        for object in try temporaryTriggers(on: name) {
+            recreate.append(("trigger", object.name, object.sql))
+        }
         for object in objects {
             let kind: String = try object[0]
             let objectName: String = try object[1]
@@ -68,8 +75,9 @@ struct TableRebuild {
         }
         try conn.runSchema(statement.sql(named: temporary))
 
-        // 5. The rows: the columns both tables store, and the rowid when both have one of their own
-        // and its values are not simply 1…n (which the copy, in rowid order, gives them anyway).
+        // 5. The rows: the columns both tables store, and the rowid whenever both tables have one and
+        // the new table has no column that stands for it (SQLite may read the old rows in any order,
+        // through a covering index, so numbering them afresh would move values between rowids).
         let newColumns = try columns(of: temporary)
         let copied = newColumns.filter { column in
             !column.generated && oldColumns.contains { !$0.generated && $0.name.equalsIdentifier(column.name) }
@@ -77,15 +85,19 @@ struct TableRebuild {
         var targets = copied.map(SQL.quote(identifier:))
         var sources = targets
         if statement.hasRowID, try CreateTableStatement(sql: try schemaRow[1], table: name).hasRowID,
-            !newColumns.contains(where: \.isRowIDAlias),
-            let alias = ["rowid", "_rowid_", "oid"].first(where: { alias in
-                !oldColumns.contains { $0.name.equalsIdentifier(alias) }
-                    && !newColumns.contains { $0.name.equalsIdentifier(alias) }
-            }),
-            try !rowIDsAreDense(in: quoted, alias: alias)
+            !newColumns.contains(where: \.isRowIDAlias)
         {
-            targets.insert(alias, at: 0)
-            sources.insert(alias, at: 0)
+            let aliases = ["rowid", "_rowid_", "oid"]
+            let source =
+                aliases.first { alias in !oldColumns.contains { $0.name.equalsIdentifier(alias) } }
+                ?? oldColumns.first(where: \.isRowIDAlias).map { SQL.quote(identifier: $0.name) }
+            let target = aliases.first { alias in !newColumns.contains { $0.name.equalsIdentifier(alias) } }
+            guard let source, let target else {
+                throw SchemaChangeError.unreadableSchema(
+                    table: name, reason: "columns named rowid, _rowid_ and oid hide the rowids the rebuild must keep")
+            }
+            targets.insert(target, at: 0)
+            sources.insert(source, at: 0)
         }
         let quotedTemporary = SQL.quote(identifier: temporary)
         if !targets.isEmpty {
@@ -96,8 +108,11 @@ struct TableRebuild {
                 try conn.runSchema(copy)
             } catch let error as SQLiteError where error.code == .constraint || error.code == .mismatch {
                 // The messages name the new table by its final name.
-                let rows = try rejectedRows(from: quoted, into: quotedTemporary, targets: targets, sources: sources)
-                    .map { RejectedRow(key: $0.key, reason: $0.reason.replacingOccurrences(of: temporary, with: name)) }
+                let rejected = try rejectedRows(
+                    of: name, from: quoted, into: quotedTemporary, targets: targets, sources: sources)
+                let rows = rejected.map {
+                    RejectedRow(key: $0.key, reason: $0.reason.replacingOccurrences(of: temporary, with: name))
+                }
                 // When no row fails on its own, the error is SQLite's, as it came.
                 guard !rows.isEmpty else { throw error }
                 throw SchemaChangeError.rowsBreakConstraints(table: name, rows: rows)
@@ -127,7 +142,7 @@ struct TableRebuild {
         }
         if let sequence {
             try conn.execute(
-                "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?",
+                "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ? COLLATE NOCASE",
                 arguments: [.integer(sequence), .text(name)])
             if conn.changes == 0,
                 statement.columns.contains(where: { $0.definition.uppercased().contains("AUTOINCREMENT") })
@@ -144,8 +159,10 @@ struct TableRebuild {
                 "ALTER TABLE \(quoted) RENAME COLUMN \(SQL.quote(identifier: old)) TO \(SQL.quote(identifier: new))")
         }
 
-        // 9–11. Views that use the table must still compile; foreign keys must hold.
-        try checkViews(using: name)
+        // 9–11. The views and triggers must still compile (those of the table, and any other that
+        // uses it); foreign keys must hold.
+        try checkSchemaCompiles()
+        try checkTriggersCompile(using: name)
         var violations: [ForeignKeyViolation] = []
         for checked in [name] + references where violations.count < 100 {
             let rows = try conn.rows("SELECT * FROM pragma_foreign_key_check(?) LIMIT 100", arguments: [.text(checked)])
@@ -179,6 +196,10 @@ struct TableRebuild {
             statement.columns.append(try Self.column(column, encoder: encoder))
         case .change(let column):
             statement.columns[try index(of: column.name)] = try Self.column(column, encoder: encoder)
+        case .retype(let column, let type, let notNull):
+            let index = try index(of: column)
+            statement.columns[index].definition = statement.columns[index].definition(
+                withType: try type?.checkedName(), notNull: notNull)
         case .drop(let column):
             statement.columns.remove(at: try index(of: column))
             dropped.append(column)
@@ -222,31 +243,24 @@ struct TableRebuild {
         var isRowIDAlias: Bool
     }
 
-    /// The columns of `table`.
+    /// The columns of `table` (of the main schema).
     private func columns(of table: String) throws -> [ColumnInfo] {
         let rows = try connection.rows(
-            "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?)", arguments: [.text(table)])
+            "SELECT name, type, pk, hidden FROM pragma_table_xinfo(?, 'main')", arguments: [.text(table)])
         let keyCount = try rows.filter { try ($0[2] as Int) > 0 }.count
-        let withoutRowID =
-            try connection.rows(
-                "SELECT 1 FROM pragma_index_list(?) WHERE origin = 'pk' AND \"unique\" = 1", arguments: [.text(table)]
-            ).isEmpty == false
-            && (try connection.rows("SELECT sql FROM sqlite_schema WHERE name = ?", arguments: [.text(table)]).first
-                .map { try CreateTableStatement(sql: try $0[0], table: table).hasRowID } == false)
+        // A single INTEGER key is the rowid unless SQLite made an index for it: in a WITHOUT ROWID
+        // table, and for `INTEGER PRIMARY KEY DESC`, which is not the rowid.
+        let keyIndexed = try !connection.rows(
+            "SELECT 1 FROM pragma_index_list(?, 'main') WHERE origin = 'pk'", arguments: [.text(table)]
+        ).isEmpty
         return try rows.map { row in
             let hidden: Int = try row[3]
             let type: String = try row[1]
             let pk: Int = try row[2]
             return ColumnInfo(
                 name: try row[0], generated: hidden == 2 || hidden == 3,
-                isRowIDAlias: pk == 1 && keyCount == 1 && type.uppercased() == "INTEGER" && !withoutRowID)
+                isRowIDAlias: pk == 1 && keyCount == 1 && type.uppercased() == "INTEGER" && !keyIndexed)
         }
-    }
-
-    /// Whether the rowids of `table` are exactly 1…n, n being its number of rows.
-    private func rowIDsAreDense(in table: String, alias: String) throws -> Bool {
-        try connection.rows("SELECT count(*) = coalesce(max(\(alias)), 0) FROM \(table)", arguments: []).first
-            .map { try $0[0] as Bool } ?? false
     }
 
     /// The tables whose foreign keys refer to `table` (itself included when it refers to itself).
@@ -267,36 +281,192 @@ struct TableRebuild {
                 "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'sqlite_sequence'", arguments: []
             ).isEmpty
         else { return nil }
-        return try connection.rows("SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [.text(table)]).first
+        return try connection.rows(
+            "SELECT seq FROM sqlite_sequence WHERE name = ? COLLATE NOCASE", arguments: [.text(table)]
+        ).first
             .map { try $0[0] as Int64 }
     }
 
-    /// Throws ``SchemaChangeError/brokenDependency(kind:name:reason:)`` for the first view that
-    /// names the table and no longer compiles.
-    private func checkViews(using table: String) throws {
-        let views = try connection.rows("SELECT name, sql FROM sqlite_schema WHERE type = 'view'", arguments: [])
-        for view in views {
-            let viewName: String = try view[0]
-            let sql: String = try view[1]
-            let names = SQLTokenizer.tokens(of: sql).filter { $0.kind == .word || $0.kind == .quotedName }
-            guard names.contains(where: { SQLTokenizer.name($0, in: sql).equalsIdentifier(table) }) else { continue }
+    /// The triggers in the temporary schema on the table `table` of the main schema (which the
+    /// `DROP TABLE` drops with it), as statements that make them again; none when a temporary table
+    /// of that name hides the main one.
+    private func temporaryTriggers(on table: String) throws -> [(name: String, sql: String)] {
+        guard
+            try connection.rows(
+                "SELECT 1 FROM temp.sqlite_schema WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE",
+                arguments: [.text(table)]
+            ).isEmpty
+        else { return [] }
+        let rows = try connection.rows(
+            "SELECT name, sql FROM temp.sqlite_schema WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE "
+                + "AND sql IS NOT NULL ORDER BY rowid",
+            arguments: [.text(table)])
+        return try rows.map { row in
+            let name: String = try row[0]
+            let sql: String = try row[1]
+            // SQLite keeps a trigger's statement as `CREATE TRIGGER …`, without the TEMP it was made with.
+            let tokens = SQLTokenizer.tokens(of: sql)
+            guard tokens.count > 2, tokens[0].kind == .word, tokens[1].kind == .word,
+                SQLTokenizer.text(sql, tokens[0].range).uppercased() == "CREATE",
+                SQLTokenizer.text(sql, tokens[1].range).uppercased() == "TRIGGER"
+            else {
+                throw SchemaChangeError.unreadableSchema(
+                    table: table, reason: "the statement of its temporary trigger \"\(name)\" is not CREATE TRIGGER")
+            }
+            return (name, "CREATE TEMP " + SQLTokenizer.text(sql, tokens[1].range.lowerBound..<sql.utf8.count))
+        }
+    }
+
+    /// Makes SQLite compile every view and trigger of the schema, as its own `ALTER TABLE` does, by
+    /// renaming a table made for the purpose with `legacy_alter_table` off; throws
+    /// ``SchemaChangeError/brokenDependency(kind:name:reason:)`` naming the first that no longer
+    /// compiles (a trigger that names `new.b` after `b` was dropped, a view that selects it).
+    private func checkSchemaCompiles() throws {
+        let conn = connection
+        var probe = "bindery_schema_check"
+        while try !conn.rows(
+            "SELECT 1 FROM main.sqlite_schema WHERE name IN (?, ?) COLLATE NOCASE",
+            arguments: [.text(probe), .text(probe + "_renamed")]
+        ).isEmpty {
+            probe += "_"
+        }
+        let created = "main." + SQL.quote(identifier: probe)
+        let renamed = "main." + SQL.quote(identifier: probe + "_renamed")
+        let legacy = try conn.rows("PRAGMA legacy_alter_table", arguments: []).first.map { try $0[0] as Bool } ?? false
+        try conn.execute(script: "PRAGMA legacy_alter_table = OFF")
+        defer { try? conn.execute(script: "PRAGMA legacy_alter_table = \(legacy ? "ON" : "OFF")") }
+        try conn.execute(script: "CREATE TABLE \(created) (x)")
+        do {
+            try conn.execute(script: "ALTER TABLE \(created) RENAME TO \(SQL.quote(identifier: probe + "_renamed"))")
+        } catch let error as SQLiteError {
+            try? conn.execute(script: "DROP TABLE IF EXISTS \(created)")
+            throw try brokenDependency(in: error) ?? error
+        }
+        try conn.execute(script: "DROP TABLE \(renamed)")
+    }
+
+    /// A trigger of the schema, as ``checkTriggersCompile(using:)`` reads it.
+    private struct TriggerInfo {
+        var schema: String
+        var name: String
+        var table: String
+        /// `INSERT`, `UPDATE` or `DELETE`.
+        var event: String
+    }
+
+    /// Compiles every trigger that may use `table` (those on it, and those whose statement names it)
+    /// by preparing, unrun, the statements that fire them; throws
+    /// ``SchemaChangeError/brokenDependency(kind:name:reason:)`` naming the first that no longer
+    /// compiles. This finds what the schema check of ``checkSchemaCompiles()`` does not look at: a
+    /// column named by an `UPDATE … SET` or an `INSERT` column list in a trigger's body.
+    func checkTriggersCompile(using table: String) throws {
+        var triggers: [TriggerInfo] = []
+        for schema in ["main", "temp"] {
+            let rows = try connection.rows(
+                "SELECT name, tbl_name, sql FROM \(schema).sqlite_schema WHERE type = 'trigger' AND sql IS NOT NULL "
+                    + "ORDER BY rowid",
+                arguments: [])
+            for row in rows {
+                let sql: String = try row[2]
+                let tokens = SQLTokenizer.tokens(of: sql)
+                let words = tokens.filter { $0.kind == .word }.map { SQLTokenizer.text(sql, $0.range).uppercased() }
+                guard let event = words.first(where: { ["INSERT", "UPDATE", "DELETE"].contains($0) }) else { continue }
+                let on: String = try row[1]
+                let uses =
+                    on.equalsIdentifier(table)
+                    || tokens.contains { token in
+                        (token.kind == .word || token.kind == .quotedName || token.kind == .string)
+                            && SQLTokenizer.name(token, in: sql).equalsIdentifier(table)
+                    }
+                guard uses else { continue }
+                triggers.append(TriggerInfo(schema: schema, name: try row[0], table: on, event: event))
+            }
+        }
+        var checked: [(table: String, event: String)] = []
+        for trigger in triggers {
+            guard !checked.contains(where: { $0.table.equalsIdentifier(trigger.table) && $0.event == trigger.event })
+            else { continue }
+            checked.append((trigger.table, trigger.event))
+            let quoted = SQL.quote(identifier: trigger.table)
+            let statement: String
+            switch trigger.event {
+            case "INSERT":
+                statement = "INSERT INTO \(quoted) DEFAULT VALUES"
+            case "DELETE":
+                statement = "DELETE FROM \(quoted)"
+            default:
+                let columns = try connection.rows(
+                    "SELECT name FROM pragma_table_xinfo(?) WHERE hidden = 0", arguments: [.text(trigger.table)]
+                ).map { SQL.quote(identifier: try $0[0] as String) }
+                guard !columns.isEmpty else { continue }
+                statement = "UPDATE \(quoted) SET " + columns.map { "\($0) = \($0)" }.joined(separator: ", ")
+            }
             do {
-                _ = try connection.rows("SELECT * FROM \(SQL.quote(identifier: viewName)) LIMIT 0", arguments: [])
+                try connection.checkCompiles(statement)
             } catch let error as SQLiteError {
-                throw SchemaChangeError.brokenDependency(kind: "view", name: viewName, reason: error.message)
+                let firing = triggers.filter { $0.table.equalsIdentifier(trigger.table) && $0.event == trigger.event }
+                throw try culprit(among: firing, of: statement, error: error)
             }
         }
     }
 
+    /// The trigger among `triggers` without which `statement` compiles, found by dropping each in a
+    /// savepoint that is rolled back, as a broken dependency; the table when none is.
+    private func culprit(among triggers: [TriggerInfo], of statement: String, error: SQLiteError) throws
+        -> SchemaChangeError
+    {
+        for trigger in triggers where triggers.count > 1 {
+            var compilesWithout = false
+            try? connection.transaction { conn in
+                try conn.execute(
+                    script: "DROP TRIGGER \(trigger.schema).\(SQL.quote(identifier: trigger.name))")
+                compilesWithout = (try? conn.checkCompiles(statement)) != nil
+                throw CancellationError()
+            }
+            if compilesWithout {
+                return .brokenDependency(kind: "trigger", name: trigger.name, reason: error.message)
+            }
+        }
+        if triggers.count == 1 {
+            return .brokenDependency(kind: "trigger", name: triggers[0].name, reason: error.message)
+        }
+        return .brokenDependency(kind: "table", name: triggers.first?.table ?? table, reason: error.message)
+    }
+
+    /// The view or trigger that SQLite's message `error in trigger name: reason` names, with the
+    /// reason; nil for another message.
+    private func brokenDependency(in error: SQLiteError) throws -> SchemaChangeError? {
+        let prefix = "error in "
+        guard error.message.hasPrefix(prefix) else { return nil }
+        let rest = error.message.dropFirst(prefix.count)
+        var objects: [(kind: String, name: String)] = []
+        for query in [
+            "SELECT type, name FROM main.sqlite_schema WHERE type IN ('view', 'trigger', 'table')",
+            "SELECT type, name FROM temp.sqlite_schema WHERE type IN ('view', 'trigger', 'table')",
+        ] {
+            objects += try connection.rows(query, arguments: []).map { (try $0[0] as String, try $0[1] as String) }
+        }
+        // The longest name first: "v" must not be taken for the "v 2" of "error in view v 2: …".
+        for object in objects.sorted(by: { $0.name.utf8.count > $1.name.utf8.count }) {
+            let head = object.kind + " " + object.name
+            guard rest.hasPrefix(head) else { continue }
+            let after = rest.dropFirst(head.count)
+            guard after.hasPrefix(":") || after.hasPrefix(" "), let colon = after.range(of: ": ") else { continue }
+            return .brokenDependency(kind: object.kind, name: object.name, reason: String(after[colon.upperBound...]))
+        }
+        return nil
+    }
+
     /// The rows that the copy cannot insert (at most 100), found by copying them one at a time in a
     /// savepoint that is rolled back.
-    private func rejectedRows(from old: String, into new: String, targets: [String], sources: [String]) throws
-        -> [RejectedRow]
-    {
+    private func rejectedRows(
+        of table: String, from old: String, into new: String, targets: [String], sources: [String]
+    ) throws -> [RejectedRow] {
         let conn = connection
         let hasRowID = try CreateTableStatement(
             sql: try conn.rows(
-                "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [.text(table)]
+                "SELECT sql FROM main.sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE",
+                arguments: [.text(table)]
             )
             .first.map { try $0[0] as String } ?? "", table: table
         ).hasRowID
