@@ -211,6 +211,22 @@ import Testing
         #expect(boxes.allSatisfy { box in box.items.count == 2 && box.items.allSatisfy { $0.boxId == box.box.id } })
     }
 
+    @Test func associationWhoseConditionsTakeEveryParameterThrows() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(
+            script: """
+                CREATE TABLE boxes(id BLOB PRIMARY KEY);
+                CREATE TABLE items(id INTEGER PRIMARY KEY, boxId BLOB NOT NULL REFERENCES boxes(id));
+                INSERT INTO boxes VALUES (x'01');
+                """)
+        sqlite3_limit(conn.handle, SQLITE_LIMIT_VARIABLE_NUMBER, 2)
+        let id = Box.items.column("id")
+        let request = Box.including(all: Box.items.filter("\(id) > \(0) AND \(id) < \(9)"))
+        #expect(throws: AssociationError.tooManyParameters(association: "items", parameters: 3, limit: 2)) {
+            try conn.fetchAll(BoxItems.self, request)
+        }
+    }
+
     struct Shelf: Record {
         static let tableName = "shelves"
         static let primaryKey = ["room", "number"]
