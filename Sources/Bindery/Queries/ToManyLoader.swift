@@ -87,7 +87,9 @@ struct ToManyLoader<Destination: Record>: ToManyLoading {
     }
 
     /// How many keys one statement binds: as many as `SQLITE_LIMIT_VARIABLE_NUMBER` leaves after the
-    /// association's own parameters, at most 4096.
+    /// association's own parameters, at most 4096. (With 32,766 rows of `VALUES`, SQLite 3.40 plans
+    /// to scan an unindexed key column once per key instead of building an automatic index: 4096
+    /// keeps well below that, and each statement builds its index once.)
     private static func chunkSize(
         keyColumns: Int, otherParameters: Int, on conn: Connection, descriptor: AssociationDescriptor
     ) throws -> Int {
