@@ -44,6 +44,49 @@ struct AssociationDescriptor: Sendable {
 
     /// The quoted alias of the join table in a request.
     var pivotAlias: String { SQL.quote(identifier: key + ".through") }
+
+    /// The key columns the association gives (its ``ForeignKey``s), without the schema; nil where
+    /// some come from the schema.
+    var givenKeys: JoinKeys? {
+        func pair(_ key: ForeignKey?, referencedPrimaryKey: [String]) -> (columns: [String], referenced: [String])? {
+            guard let key else { return nil }
+            let target = key.referencedColumns ?? referencedPrimaryKey
+            guard target.count == key.columns.count, !target.isEmpty else { return nil }
+            return (key.columns, target)
+        }
+        switch kind {
+        case .belongsTo:
+            guard let key = pair(foreignKey, referencedPrimaryKey: destinationPrimaryKey) else { return nil }
+            return JoinKeys(origin: key.columns, destination: key.referenced)
+        case .hasOne, .hasMany:
+            guard let key = pair(foreignKey, referencedPrimaryKey: originPrimaryKey) else { return nil }
+            return JoinKeys(origin: key.referenced, destination: key.columns)
+        case .hasManyThrough:
+            guard let pivot, let toOrigin = pair(pivot.originKey, referencedPrimaryKey: originPrimaryKey),
+                let toDestination = pair(pivot.destinationKey, referencedPrimaryKey: destinationPrimaryKey)
+            else { return nil }
+            return JoinKeys(
+                origin: toOrigin.referenced, destination: toDestination.referenced, pivotOrigin: toOrigin.columns,
+                pivotDestination: toDestination.columns)
+        }
+    }
+
+    /// Where the association's key columns come from when the schema gives them, for a request
+    /// printed without a connection: `the foreign key from "Orders" to "Customers", read from the
+    /// schema when the request runs`.
+    var schemaKeyDescription: String {
+        let (holder, referenced): (String, String)
+        switch kind {
+        case .belongsTo: (holder, referenced) = (originTable, destinationTable)
+        case .hasOne, .hasMany: (holder, referenced) = (destinationTable, originTable)
+        case .hasManyThrough:
+            let table = SQL.quote(identifier: pivot?.table ?? "")
+            return "the foreign keys from \(table) to \(SQL.quote(identifier: originTable)) and to "
+                + "\(SQL.quote(identifier: destinationTable)), read from the schema when the request runs"
+        }
+        return "the foreign key from \(SQL.quote(identifier: holder)) to \(SQL.quote(identifier: referenced)), "
+            + "read from the schema when the request runs"
+    }
 }
 
 /// The key columns of an association, resolved on a connection: `origin[i]` of the origin's table
@@ -65,16 +108,9 @@ extension AssociationDescriptor {
     }
 
     /// The default key of a to-many association: the type's name, first letter lowercased, in the
-    /// English plural (`orders`, `categories`, `addresses`).
+    /// English plural (`orders`, `categories`, `addresses`, `children`, `people`); see
+    /// ``EnglishPlural``.
     static func pluralKey(_ type: Any.Type) -> String {
-        let singular = singularKey(type)
-        let lower = singular.lowercased()
-        if lower.hasSuffix("y"), let before = lower.dropLast().last, !"aeiou".contains(before) {
-            return singular.dropLast() + "ies"
-        }
-        if ["s", "x", "z", "ch", "sh"].contains(where: { lower.hasSuffix($0) }) {
-            return singular + "es"
-        }
-        return singular + "s"
+        EnglishPlural.plural(of: singularKey(type))
     }
 }

@@ -11,14 +11,23 @@ public enum AssociationError: Error, Sendable, Hashable, CustomStringConvertible
     /// The key of association `association` has `columns` columns on one side and `referenced` on
     /// the other.
     case keyMismatch(association: String, columns: [String], referenced: [String])
-    /// A row fetched for the to-many association `association` has the key `value` in `column`, which
-    /// the IN of its query matched but which equals no key of the rows it belongs to (SQLite compared
-    /// them after converting one, as a TEXT key column against INTEGER keys): declare the columns
-    /// with the same type.
+    /// A row fetched for the to-many association `association` could not be given to a parent:
+    /// `value` says what SQLite reported for the parent key it matched (in `column`), `expected` what
+    /// was looked for. Rows are grouped by the key SQLite matched (by the key column's collation and
+    /// affinity), so this is not a difference of type or case between the keys: it is never expected.
     case keyTypeMismatch(association: String, column: String, value: String, expected: String)
+    /// The to-many association `association` needs `parameters` parameters in one statement (its
+    /// conditions' values and one key), more than the connection's `SQLITE_LIMIT_VARIABLE_NUMBER`
+    /// (`limit`).
+    case tooManyParameters(association: String, parameters: Int, limit: Int)
     /// The request names the association `association` twice (twice the same key): give one of them
     /// another key with `forKey(_:)`.
     case duplicateKey(association: String)
+    /// The request aggregates its rows (by `group`, `having` or an aggregate in its selection) and
+    /// joins the to-many association `association`: a row of its table then stands several times in
+    /// a group, and the annotation `annotation` cannot be aggregated over the group exactly. Annotate
+    /// a request without that join (filter with an `EXISTS` subquery instead), or write the SQL.
+    case annotationOfGroupedJoin(annotation: String, association: String)
 
     /// A sentence naming the tables or the association at fault.
     public var description: String {
@@ -33,10 +42,17 @@ public enum AssociationError: Error, Sendable, Hashable, CustomStringConvertible
             return "the key of the association \"\(association)\" has \(columns.count) column(s) (\(columns))"
                 + " but refers to \(referenced.count) (\(referenced))"
         case .keyTypeMismatch(let association, let column, let value, let expected):
-            return "the association \"\(association)\" fetched a row whose \"\(column)\" is \(value), which"
-                + " matches no key of its parents (\(expected)): the key columns have different types"
+            return "the association \"\(association)\" fetched a row for its parents' key (\"\(column)\") but"
+                + " SQLite reported \(value) where \(expected) was expected: the row could not be grouped"
+        case .tooManyParameters(let association, let parameters, let limit):
+            return "the association \"\(association)\" needs \(parameters) parameters in one statement, more"
+                + " than this connection's limit of \(limit) (SQLITE_LIMIT_VARIABLE_NUMBER)"
         case .duplicateKey(let association):
             return "the request includes \"\(association)\" twice: give one another key with forKey(_:)"
+        case .annotationOfGroupedJoin(let annotation, let association):
+            return "the request groups its rows and joins the to-many association \"\(association)\", so a row"
+                + " can stand several times in one group and \"\(annotation)\" cannot be aggregated over the group"
+                + " exactly: annotate a request without that join (filter with an EXISTS subquery instead)"
         }
     }
 }

@@ -1,5 +1,23 @@
+import CSQLite
+
 /// The key columns of associations, read from the schema's foreign keys where not given.
 extension Connection {
+    /// What a request's SQL reads from this connection's schema.
+    var requestSchema: RequestSchema {
+        RequestSchema(
+            keys: { [unowned self] descriptor in try joinKeys(descriptor) },
+            collation: { [unowned self] table, column in columnCollation(table: table, column: column) })
+    }
+
+    /// The collation of `column` of `table` (`BINARY`, `NOCASE` …); nil when there is no such column
+    /// (the statement that names it then fails, naming it).
+    func columnCollation(table: String, column: String) -> String? {
+        var collation: UnsafePointer<CChar>?
+        let code = sqlite3_table_column_metadata(handle, nil, table, column, nil, &collation, nil, nil, nil)
+        guard code == SQLITE_OK, let collation else { return nil }
+        return String(cString: collation)
+    }
+
     /// The key columns of `descriptor` on this connection's schema.
     func joinKeys(_ descriptor: AssociationDescriptor) throws -> JoinKeys {
         switch descriptor.kind {

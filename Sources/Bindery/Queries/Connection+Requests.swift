@@ -22,7 +22,7 @@ extension Connection {
     public func fetchAll<T: Decodable, R: Record>(_ type: T.Type, _ request: QueryRequest<R>) throws -> [T] {
         if request.associations.isEmpty && request.annotations.isEmpty {
             // A request without association: the fetch of its SQL, and nothing more.
-            return try fetchAll(T.self, sql: try request.statement(keys: nil).sql)
+            return try fetchAll(T.self, sql: try request.statement(keys: .unresolved).sql)
         }
         return try withPrepared(request) { sql, scoping in try fetchAll(T.self, sql: sql, scoping: scoping) }
     }
@@ -57,12 +57,12 @@ extension Connection {
     /// let n = try conn.fetchCount(Order.all().filter("ShipCountry = \("France")"))
     /// ```
     public func fetchCount<R: Record>(_ request: QueryRequest<R>) throws -> Int {
-        try fetchOne(Int.self, sql: try request.countSQL(joinKeys)) ?? 0
+        try fetchOne(Int.self, sql: try request.countSQL(requestSchema)) ?? 0
     }
 
     /// Whether `request` gives any row.
     public func exists<R: Record>(_ request: QueryRequest<R>) throws -> Bool {
-        try fetchOne(Bool.self, sql: try request.existsSQL(joinKeys)) ?? false
+        try fetchOne(Bool.self, sql: try request.existsSQL(requestSchema)) ?? false
     }
 
     /// Deletes the rows of `request` (of its record's table: a join only selects them) and returns
@@ -74,7 +74,7 @@ extension Connection {
     @discardableResult
     public func deleteAll<R: Record>(_ request: QueryRequest<R>) throws -> Int {
         var sql = SQL(text: "DELETE FROM " + request.baseTable)
-        if let condition = try request.writeCondition(joinKeys) {
+        if let condition = try request.writeCondition(requestSchema) {
             sql += " WHERE " + condition
         }
         try execute(sql)
@@ -101,7 +101,7 @@ extension Connection {
     private func updateAll<R: Record>(_ request: QueryRequest<R>, _ assignments: [SQL]) throws -> Int {
         guard !assignments.isEmpty else { return 0 }
         var sql = SQL(text: "UPDATE " + request.baseTable + " SET ") + QueryRequest<R>.list(assignments)
-        if let condition = try request.writeCondition(joinKeys) {
+        if let condition = try request.writeCondition(requestSchema) {
             sql += " WHERE " + condition
         }
         try execute(sql)
@@ -115,7 +115,7 @@ extension Connection {
     /// // SELECT "Orders".*, "customer".* FROM "Orders" JOIN "Customers" AS "customer" ON …
     /// ```
     public func sql<R: Record>(for request: QueryRequest<R>) throws -> SQL {
-        try request.statement(keys: joinKeys).sql
+        try request.statement(keys: requestSchema).sql
     }
 
     /// Runs `body` with the request's SQL and the splitting of its rows; first fetches the records of
@@ -123,7 +123,7 @@ extension Connection {
     private func withPrepared<R: Record, Result>(
         _ request: QueryRequest<R>, _ body: (SQL, RowScoping) throws -> Result
     ) throws -> Result {
-        let statement = try request.statement(keys: joinKeys)
+        let statement = try request.statement(keys: requestSchema)
         guard !request.associations.isEmpty else {
             return try body(statement.sql, recordContext.scoping)
         }

@@ -18,8 +18,9 @@ extension QueryRequest {
     }
 
     /// Includes every associated record of each row, into an array property named after the
-    /// association's key: one more query for all of them (`WHERE key IN (…)`, values bound), grouped
-    /// by key; a row without any gets an empty array.
+    /// association's key: one more query for all of them (the keys bound, in as few statements as the
+    /// parameter limit allows), each row grouped with the parents whose key SQLite matched (by the
+    /// key column's collation and affinity); a row without any gets an empty array.
     ///
     /// ```swift
     /// struct CustomerInfo: Decodable, Sendable { var customer: Customer; var orders: [Order] }
@@ -68,7 +69,10 @@ extension QueryRequest {
     }
 
     /// Selects a count or aggregate of associated rows into a property of each row, after the
-    /// request's columns.
+    /// request's columns. In a request that groups its rows (`group`, `having`, or an aggregate in
+    /// its selection), into a property of each group: the aggregate over the associated rows of all
+    /// the group's rows. Such a request that also joins a to-many association throws
+    /// ``AssociationError/annotationOfGroupedJoin(annotation:association:)``.
     ///
     /// ```swift
     /// struct CustomerCount: Decodable { var customer: Customer; var orderCount: Int }
@@ -77,7 +81,9 @@ extension QueryRequest {
     public func annotated(with aggregates: AssociationAggregate<Base>...) -> QueryRequest {
         var request = self
         request.annotations += aggregates.map {
-            AnnotationPart(descriptor: $0.descriptor, expression: $0.expression, key: $0.key)
+            AnnotationPart(
+                descriptor: $0.descriptor, expression: $0.expression, key: $0.key, function: $0.function,
+                column: $0.column)
         }
         return request
     }
@@ -137,4 +143,7 @@ struct AnnotationPart: Sendable {
     var descriptor: AssociationDescriptor
     var expression: String
     var key: String
+    var function: AggregateFunction
+    /// The associated table's column it aggregates; nil for `count(*)`.
+    var column: String?
 }

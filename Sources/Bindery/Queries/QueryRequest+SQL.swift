@@ -1,7 +1,7 @@
 /// The SQL a request runs, built from its parts and the key columns of its associations.
 extension QueryRequest {
-    /// Resolves the key columns of an association; nil where they are not known (for printing).
-    typealias KeyResolver = (AssociationDescriptor) throws -> JoinKeys
+    /// What the request's SQL reads from the schema (``RequestSchema``).
+    typealias KeyResolver = RequestSchema
 
     /// The request's own query, and what its rows need to decode.
     struct Statement {
@@ -18,8 +18,9 @@ extension QueryRequest {
     /// The quoted name of the request's table, which qualifies its columns.
     var baseTable: String { SQL.quote(identifier: Base.tableName) }
 
-    /// The request's query, with the key columns that `resolve` gives (placeholders when nil).
-    func statement(keys resolve: KeyResolver?) throws -> Statement {
+    /// The request's query, with the key columns that `resolve` gives (placeholders where it knows
+    /// none).
+    func statement(keys resolve: KeyResolver) throws -> Statement {
         try checkKeys()
         var sql = SQL(text: isDistinct ? "SELECT DISTINCT " : "SELECT ")
         sql += selection ?? SQL(text: baseTable + ".*")
@@ -27,10 +28,13 @@ extension QueryRequest {
         var toMany: [(part: AssociationPart, keys: JoinKeys)] = []
         var keyColumnCount = 0
         for part in associations where part.mode == .includeAll {
-            let keys = try resolve?(part.descriptor) ?? placeholderKeys(part.descriptor)
+            let resolved = try resolve.keys(part.descriptor)
+            let keys = resolved ?? placeholderKeys(part.descriptor)
             for (index, column) in keys.origin.enumerated() {
                 let alias = SQL.quote(identifier: "bindery.key.\(part.descriptor.key).\(index)")
-                sql += SQL(text: ", \(baseTable).\(SQL.quote(identifier: column)) AS \(alias)")
+                // A placeholder is printed as it is, not as a quoted column name.
+                let selected = resolved == nil ? column : baseTable + "." + SQL.quote(identifier: column)
+                sql += SQL(text: ", \(selected) AS \(alias)")
             }
             keyColumnCount += keys.origin.count
             toMany.append((part, keys))
@@ -45,51 +49,60 @@ extension QueryRequest {
     }
 
     /// Whether the request's rows are the rows of its table matching its filters, one each: no
-    /// grouping, distinct, limit or join that could change which or how many, and no joined subquery
-    /// that its conditions may name.
+    /// grouping, distinct, limit or join that could change which or how many, no joined subquery
+    /// and no selection (whose aliases its conditions may name, or which may aggregate the rows).
     var selectsPlainRows: Bool {
         groupings.isEmpty && havingConditions.isEmpty && !isDistinct && limitCount == nil && offsetCount == nil
             && annotations.isEmpty && !associations.contains(where: \.isJoined) && sourceJoins.isEmpty
+            && selection == nil
     }
 
-    /// `SELECT count(*)` of the request's rows.
-    func countSQL(_ resolve: KeyResolver?) throws -> SQL {
+    /// `SELECT count(*)` of the request's rows: over the request as written (`SELECT count(*) FROM
+    /// (…)`) unless its rows are plain rows of its table.
+    func countSQL(_ resolve: KeyResolver) throws -> SQL {
         try checkKeys()
-        if selectsPlainRows && groupings.isEmpty {
+        if selectsPlainRows {
             return SQL(text: "SELECT count(*)") + (try body(resolve, ordered: false))
         }
         return SQL(text: "SELECT count(*) FROM (") + (try innerSelect(resolve)) + ")"
     }
 
     /// `SELECT EXISTS(…)` of the request's rows.
-    func existsSQL(_ resolve: KeyResolver?) throws -> SQL {
+    func existsSQL(_ resolve: KeyResolver) throws -> SQL {
         try checkKeys()
         return SQL(text: "SELECT EXISTS(") + (try innerSelect(resolve)) + ")"
     }
 
     /// The condition of a DELETE or UPDATE of the request's rows: its filters, or, for a request that
     /// joins, groups or limits, its rows' primary keys (`WHERE ("a", "b") IN (SELECT …)`).
-    func writeCondition(_ resolve: KeyResolver?) throws -> SQL? {
+    func writeCondition(_ resolve: KeyResolver) throws -> SQL? {
         try checkKeys()
         if selectsPlainRows {
             return conditions.isEmpty ? nil : Self.conjunction(conditions)
         }
         let key = Base.primaryKey.map { SQL.quote(identifier: $0) }
-        let selected = Base.primaryKey.map { baseTable + "." + SQL.quote(identifier: $0) }
+        let aliases = Base.primaryKey.indices.map { SQL.quote(identifier: "bindery.pk.\($0)") }
+        let selected = zip(Base.primaryKey, aliases).map { column, alias in
+            baseTable + "." + SQL.quote(identifier: column) + " AS " + alias
+        }
         let row = key.count == 1 ? key[0] : "(" + key.joined(separator: ", ") + ")"
         var inner = SQL(text: "SELECT " + selected.joined(separator: ", "))
+        if let selection {
+            // Conditions may name the selection's aliases.
+            inner += ", " + selection
+        }
         inner += try annotationColumns(resolve)
         inner += try body(resolve, ordered: limitCount != nil || offsetCount != nil)
-        if !annotations.isEmpty {
+        if !annotations.isEmpty || selection != nil {
             // Conditions may name the annotations, which the key columns alone would not select.
-            inner = SQL(text: "SELECT " + key.joined(separator: ", ") + " FROM (") + inner + ")"
+            inner = SQL(text: "SELECT " + aliases.joined(separator: ", ") + " FROM (") + inner + ")"
         }
         return SQL(text: row + " IN (") + inner + ")"
     }
 
     /// `SELECT [DISTINCT] selection, annotations FROM …`, ordered only when limited, for counting or
     /// testing existence.
-    private func innerSelect(_ resolve: KeyResolver?) throws -> SQL {
+    private func innerSelect(_ resolve: KeyResolver) throws -> SQL {
         var sql = SQL(text: isDistinct ? "SELECT DISTINCT " : "SELECT ")
         sql += selection ?? SQL(text: baseTable + ".*")
         sql += try annotationColumns(resolve)
@@ -97,18 +110,65 @@ extension QueryRequest {
         return sql
     }
 
-    /// `, (SELECT count(*) …) AS "orderCount"` for each annotation.
-    private func annotationColumns(_ resolve: KeyResolver?) throws -> SQL {
+    /// `, (SELECT count(*) …) AS "orderCount"` for each annotation; in a request that aggregates its
+    /// rows (by `group`, `having`, or an aggregate in its selection), the aggregate of those values over
+    /// each group: `sum((SELECT count(*) …))`, so that a group counts the associated rows of all its
+    /// rows.
+    private func annotationColumns(_ resolve: KeyResolver) throws -> SQL {
         var sql = SQL(text: "")
+        guard !annotations.isEmpty else { return sql }
+        let grouped = aggregatesRows
+        if grouped, let joined = associations.first(where: { $0.isJoined && $0.descriptor.isToMany }) {
+            throw AssociationError.annotationOfGroupedJoin(
+                annotation: annotations[0].key, association: joined.descriptor.key)
+        }
         for annotation in annotations {
-            sql +=
-                ", " + (try subquery(annotation, resolve)) + SQL(text: " AS " + SQL.quote(identifier: annotation.key))
+            let value: SQL
+            if grouped {
+                value = try groupAggregate(annotation, resolve)
+            } else {
+                value = try subquery(annotation, annotation.expression, resolve)
+            }
+            sql += ", " + value + SQL(text: " AS " + SQL.quote(identifier: annotation.key))
         }
         return sql
     }
 
+    /// Whether the request's rows are groups of rows: it groups, has a HAVING, or selects an aggregate.
+    var aggregatesRows: Bool {
+        !groupings.isEmpty || !havingConditions.isEmpty || (selection.map(SQLAggregateScan.callsAggregate) ?? false)
+    }
+
+    /// The aggregate of an annotation over a group of rows, from its value for each row of the group:
+    /// the sum of the counts and sums, the smallest of the minimums (compared by the column's
+    /// collation, which a subquery's value loses), the sum of the sums divided by the sum of the
+    /// counts for an average.
+    private func groupAggregate(_ annotation: AnnotationPart, _ resolve: KeyResolver) throws -> SQL {
+        guard let column = annotation.column else {
+            return SQL(text: "sum(") + (try subquery(annotation, "count(*)", resolve)) + ")"
+        }
+        let qualified = annotation.descriptor.alias + "." + SQL.quote(identifier: column)
+        switch annotation.function {
+        case .count:
+            return SQL(text: "sum(") + (try subquery(annotation, "count(" + qualified + ")", resolve)) + ")"
+        case .sum:
+            return SQL(text: "sum(") + (try subquery(annotation, "sum(" + qualified + ")", resolve)) + ")"
+        case .average:
+            return SQL(text: "(total(") + (try subquery(annotation, "total(" + qualified + ")", resolve))
+                + ") / sum(" + (try subquery(annotation, "count(" + qualified + ")", resolve)) + "))"
+        case .min, .max:
+            let function = annotation.function == .min ? "min" : "max"
+            let collation =
+                try resolve.collation(annotation.descriptor.destinationTable, column).map { SQL.quote(identifier: $0) }
+                ?? "<the collation of \(SQL.quote(identifier: annotation.descriptor.destinationTable)).\(column)>"
+            return SQL(text: function + "(")
+                + (try subquery(annotation, function + "(" + qualified + ")", resolve))
+                + SQL(text: " COLLATE " + collation + ")")
+        }
+    }
+
     /// ` FROM "table" JOIN … WHERE … GROUP BY … HAVING … ORDER BY … LIMIT …`.
-    private func body(_ resolve: KeyResolver?, ordered: Bool) throws -> SQL {
+    private func body(_ resolve: KeyResolver, ordered: Bool) throws -> SQL {
         var sql = SQL(text: " FROM " + baseTable)
         for source in sourceJoins {
             sql += source.clause
@@ -140,9 +200,9 @@ extension QueryRequest {
     }
 
     /// The JOIN clause (two for a many-to-many association) of an association.
-    private func join(_ part: AssociationPart, _ resolve: KeyResolver?) throws -> SQL {
+    private func join(_ part: AssociationPart, _ resolve: KeyResolver) throws -> SQL {
         let descriptor = part.descriptor
-        let keys = try resolve?(descriptor)
+        let keys = try resolve.keys(descriptor)
         let keyword = part.isOptional ? " LEFT JOIN " : " JOIN "
         let destination = SQL.quote(identifier: descriptor.destinationTable) + " AS " + descriptor.alias
         var sql: SQL
@@ -164,12 +224,12 @@ extension QueryRequest {
         return sql
     }
 
-    /// The correlated subquery of a count or aggregate of associated rows.
-    private func subquery(_ annotation: AnnotationPart, _ resolve: KeyResolver?) throws -> SQL {
+    /// The correlated subquery that computes `expression` over the associated rows of a row.
+    private func subquery(_ annotation: AnnotationPart, _ expression: String, _ resolve: KeyResolver) throws -> SQL {
         let descriptor = annotation.descriptor
-        let keys = try resolve?(descriptor)
+        let keys = try resolve.keys(descriptor)
         var text =
-            "(SELECT " + annotation.expression + " FROM " + SQL.quote(identifier: descriptor.destinationTable)
+            "(SELECT " + expression + " FROM " + SQL.quote(identifier: descriptor.destinationTable)
             + " AS " + descriptor.alias
         if let pivot = descriptor.pivot {
             text +=
@@ -200,16 +260,17 @@ extension QueryRequest {
 
     /// Keys that print as a placeholder, for a request printed without a connection.
     private func placeholderKeys(_ descriptor: AssociationDescriptor) -> JoinKeys {
-        JoinKeys(origin: ["<key of \(descriptor.key)>"], destination: [])
+        JoinKeys(origin: ["<the key columns of \(descriptor.schemaKeyDescription)>"], destination: [])
     }
 
-    /// `"a"."x" = "b"."y" AND …`, or a placeholder naming the tables when the keys are not known.
+    /// `"a"."x" = "b"."y" AND …`, or a placeholder saying where the keys come from when they are not
+    /// known (a request printed without a connection).
     static func equal(
         _ left: String, _ leftColumns: [String]?, _ right: String, _ rightColumns: [String]?,
         _ descriptor: AssociationDescriptor
     ) -> String {
         guard let leftColumns, let rightColumns else {
-            return "<keys of \(left) and \(right)>"
+            return "<\(left) = \(right) on \(descriptor.schemaKeyDescription)>"
         }
         return zip(leftColumns, rightColumns).map { leftColumn, rightColumn in
             left + "." + SQL.quote(identifier: leftColumn) + " = " + right + "." + SQL.quote(identifier: rightColumn)

@@ -116,17 +116,18 @@ public struct QueryRequest<Base: Record>: Sendable, CustomStringConvertible, Cus
         return request
     }
 
-    /// The SQL the request runs when it includes no association whose keys come from the schema: text
-    /// with `?` for each bound value (``debugDescription`` shows the values too). With such an
-    /// association, the join conditions read `<keys of "Orders" and "Customers">`: run
-    /// ``Connection/sql(for:)`` to see them resolved.
+    /// The SQL the request runs: text with `?` for each bound value (``debugDescription`` shows the
+    /// values too). The key columns of an association that gives its ``ForeignKey`` are printed; those
+    /// that come from the schema are known only on a connection, and print as what they are:
+    /// `<"customer" = "Orders" on the foreign key from "Orders" to "Customers", read from the schema
+    /// when the request runs>`. ``Connection/sql(for:)`` gives the SQL with them resolved.
     public var description: String {
-        (try? statement(keys: nil).sql.text) ?? "<invalid request>"
+        (try? statement(keys: .unresolved).sql.text) ?? "<invalid request>"
     }
 
     /// ``description`` followed by the bound values: `… WHERE "Freight" > ? -- arguments: [100]`.
     public var debugDescription: String {
-        guard let sql = try? statement(keys: nil).sql else { return "<invalid request>" }
+        guard let sql = try? statement(keys: .unresolved).sql else { return "<invalid request>" }
         return sql.debugText
     }
 }

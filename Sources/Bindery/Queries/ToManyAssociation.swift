@@ -31,8 +31,25 @@ public struct ToManyAssociation<Origin: Record, Destination: Record>: Sendable {
         return Self(descriptor: descriptor)
     }
 
-    /// The same association, its arrays sorted by `ordering` (`"\(Customer.orders.column("OrderDate"))"`).
+    /// The same association, its arrays sorted by `ordering` (`"\(Customer.orders.column("OrderDate"))"`),
+    /// replacing any ordering it had, as ``QueryRequest/order(_:)`` does: an association declared
+    /// with `.order("position")` and used as `.order("name")` sorts by name alone. Use
+    /// ``thenOrder(_:)`` to sort by more columns after those given.
+    ///
+    /// ```swift
+    /// extension Team { static let players = hasMany(Player.self).order("position") }
+    /// Team.including(all: Team.players.order("name"))                  // by name
+    /// Team.including(all: Team.players.thenOrder("name"))              // by position, then name
+    /// ```
     public func order(_ ordering: SQL) -> Self {
+        var descriptor = self.descriptor
+        descriptor.orderings = [ordering]
+        return Self(descriptor: descriptor)
+    }
+
+    /// The same association, its arrays sorted by `ordering` after the orderings it already has
+    /// (`.order(a).thenOrder(b)` sorts by `a`, then `b`).
+    public func thenOrder(_ ordering: SQL) -> Self {
         var descriptor = self.descriptor
         descriptor.orderings.append(ordering)
         return Self(descriptor: descriptor)
@@ -56,40 +73,43 @@ public struct ToManyAssociation<Origin: Record, Destination: Record>: Sendable {
     /// let counts = try conn.fetchAll(CustomerCount.self, Customer.all().annotated(with: Customer.orders.count))
     /// ```
     public var count: AssociationAggregate<Origin> {
-        aggregate("count(*)", suffix: "Count", column: nil)
+        aggregate(.count, suffix: "Count", column: nil)
     }
 
     /// The sum of a column of the associated rows (NULL, so nil, when there are none), into a property
     /// such as `orderFreightSum`.
     public func sum(_ column: String) -> AssociationAggregate<Origin> {
-        aggregate("sum", suffix: "Sum", column: column)
+        aggregate(.sum, suffix: "Sum", column: column)
     }
 
     /// The average of a column of the associated rows, into a property such as `orderFreightAverage`.
     public func average(_ column: String) -> AssociationAggregate<Origin> {
-        aggregate("avg", suffix: "Average", column: column)
+        aggregate(.average, suffix: "Average", column: column)
     }
 
     /// The smallest value of a column of the associated rows, into a property such as `orderFreightMin`.
     public func min(_ column: String) -> AssociationAggregate<Origin> {
-        aggregate("min", suffix: "Min", column: column)
+        aggregate(.min, suffix: "Min", column: column)
     }
 
     /// The largest value of a column of the associated rows, into a property such as `orderFreightMax`.
     public func max(_ column: String) -> AssociationAggregate<Origin> {
-        aggregate("max", suffix: "Max", column: column)
+        aggregate(.max, suffix: "Max", column: column)
     }
 
-    private func aggregate(_ function: String, suffix: String, column: String?) -> AssociationAggregate<Origin> {
+    private func aggregate(_ function: AggregateFunction, suffix: String, column: String?)
+        -> AssociationAggregate<Origin>
+    {
         let base = AssociationDescriptor.singularKey(Destination.self)
         guard let column else {
-            return AssociationAggregate(descriptor: descriptor, expression: function, key: base + suffix)
+            return AssociationAggregate(
+                descriptor: descriptor, expression: "count(*)", key: base + suffix, function: function, column: nil)
         }
         let capitalized = (column.first.map { $0.uppercased() } ?? "") + column.dropFirst()
         return AssociationAggregate(
             descriptor: descriptor,
-            expression: function + "(" + descriptor.alias + "." + SQL.quote(identifier: column) + ")",
-            key: base + capitalized + suffix)
+            expression: function.sqlName + "(" + descriptor.alias + "." + SQL.quote(identifier: column) + ")",
+            key: base + capitalized + suffix, function: function, column: column)
     }
 }
 
@@ -101,9 +121,29 @@ public struct AssociationAggregate<Origin: Record>: Sendable {
     let expression: String
     /// The name of the property (the column alias) it goes into.
     public let key: String
+    /// What it computes, for a request that groups rows.
+    let function: AggregateFunction
+    /// The associated table's column it aggregates; nil for `count(*)`.
+    let column: String?
 
     /// The same aggregate into the property `key`.
     public func forKey(_ key: String) -> Self {
-        Self(descriptor: descriptor, expression: expression, key: key)
+        Self(descriptor: descriptor, expression: expression, key: key, function: function, column: column)
+    }
+}
+
+/// The function of an ``AssociationAggregate``.
+enum AggregateFunction: Sendable {
+    case count, sum, average, min, max
+
+    /// The SQL function for one row's associated rows.
+    var sqlName: String {
+        switch self {
+        case .count: "count"
+        case .sum: "sum"
+        case .average: "avg"
+        case .min: "min"
+        case .max: "max"
+        }
     }
 }

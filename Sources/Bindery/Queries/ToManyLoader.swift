@@ -13,6 +13,16 @@ protocol ToManyLoading: Sendable {
 }
 
 /// Fetches the records of a to-many association of `Destination`.
+///
+/// The parents' keys are bound in a `VALUES` table joined to the associated rows, each with its
+/// position: `JOIN (VALUES (0, ?), (1, ?), …) AS "bindery.keys" ON "orders"."CustomerID" =
+/// "bindery.keys".column2`. SQLite compares them as it compares any key, by the key column's collation
+/// (`NOCASE`, `RTRIM`) and affinity (an INTEGER key column against the text `'1'`), and reports with
+/// each row the position of the key it matched: a row is grouped with the parents whose key SQLite
+/// matched, never by a second comparison in Swift that could disagree. The keys go in statements of
+/// at most as many parameters as the connection's `SQLITE_LIMIT_VARIABLE_NUMBER` allows, whatever
+/// their type (BLOB keys too), padded with NULL keys (which match nothing) to a power of two so that
+/// few distinct statements are prepared.
 struct ToManyLoader<Destination: Record>: ToManyLoading {
     func load(
         _ descriptor: AssociationDescriptor, keys: JoinKeys, parentKeys: Set<[SQLiteValue]>, keyColumn: Int32,
@@ -21,52 +31,75 @@ struct ToManyLoader<Destination: Record>: ToManyLoading {
         let groups = ToManyGroups<Destination>(
             association: descriptor.key, keyColumns: keys.origin, keyColumn: keyColumn)
         guard !parentKeys.isEmpty else { return groups }
-        let linkColumns =
+        // The columns that hold the parent's key: the associated table's, or the join table's.
+        let links =
             descriptor.pivot == nil
             ? keys.destination.map { descriptor.alias + "." + SQL.quote(identifier: $0) }
             : keys.pivotOrigin.map { descriptor.pivotAlias + "." + SQL.quote(identifier: $0) }
-        var head = "SELECT " + descriptor.alias + ".*"
-        for (index, column) in linkColumns.enumerated() {
-            head += ", " + column + " AS " + SQL.quote(identifier: "bindery.key.\(index)")
-        }
-        head += " FROM " + SQL.quote(identifier: descriptor.destinationTable) + " AS " + descriptor.alias
+        let valuesAlias = SQL.quote(identifier: "bindery.keys")
+        var head =
+            "SELECT " + descriptor.alias + ".*, " + valuesAlias + ".column1 AS "
+            + SQL.quote(identifier: "bindery.key") + " FROM " + SQL.quote(identifier: descriptor.destinationTable)
+            + " AS " + descriptor.alias
         if let pivot = descriptor.pivot {
             head +=
                 " JOIN " + SQL.quote(identifier: pivot.table) + " AS " + descriptor.pivotAlias + " ON "
                 + QueryRequest<Destination>.equal(
                     descriptor.alias, keys.destination, descriptor.pivotAlias, keys.pivotDestination, descriptor)
         }
-        head += " WHERE "
+        // The key column on the left: its collation decides, as in `key IN (…)`.
+        let on = links.enumerated().map { index, column in "\(column) = \(valuesAlias).column\(index + 2)" }
+            .joined(separator: " AND ")
+        var tail = SQL(text: "")
+        for (index, condition) in descriptor.conditions.enumerated() {
+            tail += (index == 0 ? " WHERE (" : " AND (") + condition + ")"
+        }
+        if !descriptor.orderings.isEmpty {
+            tail += " ORDER BY " + QueryRequest<Destination>.list(descriptor.orderings)
+        }
         let all = Array(parentKeys)
         groups.prepare(all)
-        // One list for a one-column key (bound as one JSON array past 999 values); tuples for a
-        // composite key, in as few statements as SQLite's parameter limit allows.
-        let chunkSize = linkColumns.count == 1 ? all.count : Swift.max(1, SQL.listParameterLimit / linkColumns.count)
+        let chunkSize = try Self.chunkSize(
+            keyColumns: links.count, otherParameters: tail.valueCount, on: conn, descriptor: descriptor)
         var start = 0
         while start < all.count {
             let chunk = all[start..<Swift.min(start + chunkSize, all.count)]
             start += chunk.count
-            var sql = SQL(text: head)
-            if linkColumns.count == 1 {
-                sql += SQL(text: linkColumns[0] + " IN ") + "\(list: chunk.map { $0[0] })"
-            } else {
-                var tuples = "(" + linkColumns.joined(separator: ", ") + ") IN (VALUES "
-                var values: [any Encodable & Sendable] = []
-                for (index, key) in chunk.enumerated() {
-                    tuples += (index == 0 ? "(" : ", (") + key.map { _ in "?" }.joined(separator: ", ") + ")"
-                    values += key.map { $0 as any Encodable & Sendable }
+            var rows = 1
+            while rows < chunk.count { rows <<= 1 }
+            rows = Swift.min(rows, chunkSize)
+            var text = head + " JOIN (VALUES "
+            var values: [any Encodable & Sendable] = []
+            values.reserveCapacity(rows * links.count)
+            let placeholders = "?" + String(repeating: ", ?", count: links.count - 1)
+            for row in 0..<rows {
+                text += (row == 0 ? "(" : ", (") + String(row) + ", " + placeholders + ")"
+                if row < chunk.count {
+                    values += chunk[chunk.startIndex + row].map { $0 as any Encodable & Sendable }
+                } else {
+                    values += repeatElement(SQLiteValue.null as any Encodable & Sendable, count: links.count)
                 }
-                sql += SQL(text: tuples + ")", values: values)
             }
-            for condition in descriptor.conditions {
-                sql += " AND (" + condition + ")"
-            }
-            if !descriptor.orderings.isEmpty {
-                sql += " ORDER BY " + QueryRequest<Destination>.list(descriptor.orderings)
-            }
-            try groups.add(conn, sql, keyCount: linkColumns.count)
+            text += ") AS " + valuesAlias + " ON " + on
+            try groups.add(conn, SQL(text: text, values: values) + tail, keys: Array(chunk))
         }
         return groups
+    }
+
+    /// How many keys one statement binds: as many as `SQLITE_LIMIT_VARIABLE_NUMBER` leaves after the
+    /// association's own parameters, at most 4096. (With 32,766 rows of `VALUES`, SQLite 3.40 plans
+    /// to scan an unindexed key column once per key instead of building an automatic index: 4096
+    /// keeps well below that, and each statement builds its index once.)
+    private static func chunkSize(
+        keyColumns: Int, otherParameters: Int, on conn: Connection, descriptor: AssociationDescriptor
+    ) throws -> Int {
+        let limit = Int(sqlite3_limit(conn.handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        let size = (limit - otherParameters) / Swift.max(1, keyColumns)
+        guard size >= 1 else {
+            throw AssociationError.tooManyParameters(
+                association: descriptor.key, parameters: otherParameters + keyColumns, limit: limit)
+        }
+        return Swift.min(size, 4096)
     }
 }
 
@@ -97,37 +130,32 @@ final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringCon
         }
     }
 
-    /// Runs `sql`, whose last `keyCount` columns are each row's key, and adds its records to the
-    /// groups of their keys.
-    func add(_ conn: Connection, _ sql: SQL, keyCount: Int) throws {
+    /// Runs `sql`, whose last column is the position in `keys` of the key each row matched, and adds
+    /// its records to the groups of those keys.
+    func add(_ conn: Connection, _ sql: SQL, keys: [[SQLiteValue]]) throws {
         let options = conn.recordContext.options
         try conn.withBoundStatement(sql) { statement in
             guard try statement.step() else { return }
             let decoder = RowDecoder.attached(
                 to: statement, options: options, for: Destination.self, scoping: conn.recordContext.scoping)
-            let first = statement.columnCount - Int32(keyCount)
+            let last = statement.columnCount - 1
             repeat {
                 let record = try decoder.decodeRow(Destination.self)
+                let position = try statement.value(at: last)
+                guard case .integer(let index) = position, keys.indices.contains(Int(index)) else {
+                    throw AssociationError.keyTypeMismatch(
+                        association: association, column: keyColumns.joined(separator: ", "),
+                        value: "key position \(position)", expected: "a position among \(keys.count) keys")
+                }
                 // One hash per record: the group is found and appended to in place.
-                if keyCount == 1 {
-                    let key = try statement.value(at: first)
-                    guard let index = single.index(forKey: key) else { throw mismatch(key) }
-                    single.values[index].append(record)
+                let key = keys[Int(index)]
+                if keyColumns.count == 1 {
+                    single[key[0], default: []].append(record)
                 } else {
-                    let key = try (0..<Int32(keyCount)).map { try statement.value(at: first + $0) }
-                    guard let index = composite.index(forKey: key) else { throw mismatch(.text("\(key)")) }
-                    composite.values[index].append(record)
+                    composite[key, default: []].append(record)
                 }
             } while try statement.step()
         }
-    }
-
-    private func mismatch(_ value: SQLiteValue) -> AssociationError {
-        let keys = keyColumns.count == 1 ? Array(single.keys) : composite.keys.flatMap { $0 }
-        let types = Set(keys.map(\.typeName)).sorted().joined(separator: ", ")
-        return AssociationError.keyTypeMismatch(
-            association: association, column: keyColumns.joined(separator: ", "),
-            value: "\(value.typeName) \(value)", expected: "of type \(types)")
     }
 
     /// The records of the current row of `statement`, as a `T` (an array of `Destination`).

@@ -24,6 +24,22 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     /// Whether a value is an ``SQLSpecialArgument`` (a long list, a value after `IN`), which
     /// ``arguments(encoder:)`` then looks for.
     private var hasSpecialArguments = false
+    /// The placeholders that pad the lists after `IN` to a power of two (bound again to a list's last
+    /// value), which SQL written out with its values as literals leaves out.
+    private var listPads: [ListPad] = []
+
+    /// Placeholders added to a list for statement reuse: `count` of them (`", ?"` each), starting at
+    /// UTF-8 offset `offset` of the text, for the values from `valueIndex` on.
+    struct ListPad: Sendable {
+        var offset: Int
+        var count: Int
+        var valueIndex: Int
+
+        /// The same pad in a fragment that follows `text` and `values`.
+        func shifted(text: Int, values: Int) -> ListPad {
+            ListPad(offset: offset + text, count: count, valueIndex: valueIndex + values)
+        }
+    }
 
     /// SQL text without values.
     public init(stringLiteral value: String) {
@@ -36,6 +52,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         self.text = stringInterpolation.text
         self.values = stringInterpolation.values
         self.hasSpecialArguments = stringInterpolation.hasSpecialArguments
+        self.listPads = stringInterpolation.listPads
     }
 
     /// SQL text and the values for its `?` placeholders, in order.
@@ -58,7 +75,35 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     public static func + (lhs: SQL, rhs: SQL) -> SQL {
         var sum = SQL(text: lhs.text + rhs.text, values: lhs.values + rhs.values)
         sum.hasSpecialArguments = lhs.hasSpecialArguments || rhs.hasSpecialArguments
+        sum.listPads = lhs.listPads
+        if !rhs.listPads.isEmpty {
+            let shift = (text: lhs.text.utf8.count, values: lhs.values.count)
+            sum.listPads += rhs.listPads.map { $0.shifted(text: shift.text, values: shift.values) }
+        }
         return sum
+    }
+
+    /// The same SQL without the placeholders that pad its lists for statement reuse (and their
+    /// values): what SQL written out as text with literals must say, where `IN ('a', 'a')` for
+    /// `IN \(list: ["a"])` would be read as written (in a `CHECK` of a schema, for one).
+    var withoutListPadding: SQL {
+        guard !listPads.isEmpty else { return self }
+        let bytes = Array(text.utf8)
+        var keptText: [UInt8] = []
+        var keptValues: [any Encodable & Sendable] = []
+        var textPosition = 0
+        var valuePosition = 0
+        for pad in listPads.sorted(by: { $0.offset < $1.offset }) {
+            keptText += bytes[textPosition..<pad.offset]
+            textPosition = pad.offset + pad.count * 3  // ", ?" each
+            keptValues += values[valuePosition..<pad.valueIndex]
+            valuePosition = pad.valueIndex + pad.count
+        }
+        keptText += bytes[textPosition...]
+        keptValues += values[valuePosition...]
+        var sql = SQL(text: String(decoding: keptText, as: UTF8.self), values: keptValues)
+        sql.hasSpecialArguments = hasSpecialArguments
+        return sql
     }
 
     /// Appends a fragment.
@@ -100,6 +145,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         var text = ""
         var values: [any Encodable & Sendable] = []
         var hasSpecialArguments = false
+        var listPads: [ListPad] = []
 
         /// Prepares an interpolation.
         public init(literalCapacity: Int, interpolationCount: Int) {
@@ -168,12 +214,18 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
                 hasSpecialArguments = true
                 return
             }
+            let count = elements.count
             if let last = elements.last, inPosition() == .afterKeyword {
                 let padded = Self.bucketedCount(elements.count)
                 elements += repeatElement(last, count: padded - elements.count)
             }
             text += "("
             for index in elements.indices {
+                if index == count {
+                    listPads.append(
+                        ListPad(
+                            offset: text.utf8.count, count: elements.count - count, valueIndex: values.count + count))
+                }
                 text += index == 0 ? "?" : ", ?"
             }
             text += ")"
@@ -300,6 +352,10 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
         /// Embeds another fragment, with its values.
         public mutating func appendInterpolation(_ sql: SQL) {
+            if !sql.listPads.isEmpty {
+                let shift = (text: text.utf8.count, values: values.count)
+                listPads += sql.listPads.map { $0.shifted(text: shift.text, values: shift.values) }
+            }
             text += sql.text
             values += sql.values
             hasSpecialArguments = hasSpecialArguments || sql.hasSpecialArguments

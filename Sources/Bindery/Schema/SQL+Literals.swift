@@ -7,6 +7,9 @@ extension SQL {
     /// value would be. Throws ``SchemaChangeError/invalidSQL(_:reason:)`` when the placeholders and
     /// the values do not match, and when a value has no literal (text holding a NUL character).
     func inlined(encoder: ValueEncoder) throws -> String {
+        // A list's padding for statement reuse would be written into the schema as it stands.
+        let sql = withoutListPadding
+        guard sql.valueCount == valueCount else { return try sql.inlined(encoder: encoder) }
         let arguments = try self.arguments(encoder: encoder)
         guard !arguments.isEmpty else { return text }
         let tokens = SQLTokenizer.tokens(of: text)

@@ -1,0 +1,13 @@
+/// What the SQL of a request reads from the schema: the key columns of its associations and the
+/// collations of the columns it aggregates. On a connection both are read from the schema; printed
+/// without one, only the keys an association gives are known, and the rest print as placeholders
+/// saying what they stand for.
+struct RequestSchema {
+    /// The key columns of an association; nil where they are not known.
+    var keys: (AssociationDescriptor) throws -> JoinKeys?
+    /// The collation of a column of a table; nil where it is not known.
+    var collation: (_ table: String, _ column: String) throws -> String?
+
+    /// Without a connection: the keys that associations give, nothing from the schema.
+    static var unresolved: RequestSchema { RequestSchema(keys: { $0.givenKeys }, collation: { _, _ in nil }) }
+}
