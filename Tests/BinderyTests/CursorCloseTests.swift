@@ -68,7 +68,7 @@ import Testing
             var iterator = db.fetchCursor(Int.self, sql: "SELECT n FROM items ORDER BY n").makeAsyncIterator()
             #expect(try await iterator.next() == 1)
 
-            let (closed, closing) = try await Self.close(db, within: 10)
+            let (closed, closing) = try await Self.close(db, within: 120)
             #expect(closed, "close() did not return while a cursor's iterator was kept")
             // The values of the first batch were decoded before the close; the next batch is refused.
             let (values, error) = await Self.drain(&iterator)
@@ -99,9 +99,10 @@ import Testing
             try await Task.sleep(nanoseconds: 200_000_000)
             let clock = ContinuousClock()
             let start = clock.now
-            let (closed, closing) = try await Self.close(db, within: 10)
+            let (closed, closing) = try await Self.close(db, within: 120)
             #expect(closed, "close() did not interrupt the cursor's batch")
-            #expect(clock.now - start < .seconds(2))
+            // The query alone would run for many minutes; the bound is loose for a loaded machine.
+            #expect(clock.now - start < .seconds(60))
             await #expect(throws: DatabaseError.closed) { try await reading.value }
             try await closing.value
         }
@@ -120,7 +121,7 @@ import Testing
                 return try await iterator.next()
             }
             try await Task.sleep(nanoseconds: 100_000_000)
-            let (closed, closing) = try await Self.close(db, within: 10)
+            let (closed, closing) = try await Self.close(db, within: 120)
             #expect(closed)
             await #expect(throws: DatabaseError.closed) { try await waiting.value }
             let (values, error) = await Self.drain(&holder)
@@ -135,7 +136,7 @@ import Testing
         try await Self.makeDatabase(db, rows: 300)
         var iterator = db.fetchCursor(Int.self, sql: "SELECT n FROM items ORDER BY n").makeAsyncIterator()
         #expect(try await iterator.next() == 1)
-        let (closed, closing) = try await Self.close(db, within: 10)
+        let (closed, closing) = try await Self.close(db, within: 120)
         #expect(closed)
         let (values, error) = await Self.drain(&iterator)
         #expect(values == Array(2...DatabaseCursor<Int>.batchSize))
