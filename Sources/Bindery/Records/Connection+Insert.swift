@@ -19,7 +19,8 @@ extension Connection {
     /// column). The id then comes from `sqlite3_last_insert_rowid`, and the record is decoded from the
     /// values bound, or, for a ``StoredAsGiven`` type, returned as given after
     /// ``StoredAsGiven/didInsert(rowID:)``. Otherwise the INSERT ends in `RETURNING *` and the record is
-    /// decoded from the row it returns. The result is the same either way (for a ``StoredAsGiven`` type,
+    /// decoded from the row it returns, or, when a trigger changed rows during the INSERT (`RETURNING`
+    /// reports the row from before AFTER triggers run), from the row read back by its primary key. The result is the same either way (for a ``StoredAsGiven`` type,
     /// as far as its promise holds); the first is about five times cheaper in SQLite.
     @discardableResult
     public func insert<T: Record>(_ record: T, onConflict policy: ConflictPolicy = .abort) throws -> T {
