@@ -528,7 +528,7 @@ final class RowDecoder: Decoder {
         if T.self == Data.self { return unsafeBitCast(try data(column), to: T.self) }
         if T.self == URL.self { return unsafeBitCast(try url(column), to: T.self) }
         if T.self == Decimal.self { return unsafeBitCast(try decimal(column), to: T.self) }
-        if T.self == SQLiteValue.self { return unsafeBitCast(columnValue(column), to: T.self) }
+        if T.self == SQLiteValue.self { return unsafeBitCast(try checkedColumnValue(column), to: T.self) }
         return try decodeOtherValue(T.self, column: column)
     }
 

@@ -144,14 +144,20 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
             return try Statement.emptyOrNoMemory(
                 "", decoder.handle, column: column, byteCount: sqlite3_value_bytes(value))
         }
-        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
+        guard let string = String(validating: bytes, as: UTF8.self) else {
+            throw decoder.invalidText(column: column)
+        }
+        return string
     }
 
-    /// TEXT with its bytes at hand, or nil for anything else (which the slow path explains).
+    /// TEXT with its bytes at hand, or nil for anything else, TEXT that is not valid UTF-8 included
+    /// (which the slow path explains).
     @inline(__always)
     private func knownString(_ value: OpaquePointer) -> String? {
         guard sqlite3_value_type(value) == SQLITE_TEXT, let text = sqlite3_value_text(value) else { return nil }
-        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
+        return String(validating: bytes, as: UTF8.self)
     }
 
     @inline(__always)
