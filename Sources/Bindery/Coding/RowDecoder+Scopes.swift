@@ -36,9 +36,13 @@ extension RowDecoder {
         if let source = prefetchedSource(key) {
             return try prefetched(T.self, from: source, key: key)
         }
-        guard let child = try scopedChild(key.stringValue, for: T.self), !isNull(scope: child.scope) else {
+        guard let child = try scopedChild(key.stringValue, for: T.self) else {
+            // No column and no scope: a value read from one column (a `Date?`, a raw-value enum …) is
+            // the record's own column, absent from the row. Nil would say NULL, which nothing read.
+            if RowDecoder.readsOneColumn(T.self) { throw missingColumn(key) }
             return nil
         }
+        guard !isNull(scope: child.scope) else { return nil }
         return try decode(T.self, in: child, key: key)
     }
 

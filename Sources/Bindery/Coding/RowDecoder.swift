@@ -303,6 +303,12 @@ final class RowDecoder: Decoder {
     /// How many rows of a ``ColumnDecodable`` type were checked to decode the same both ways.
     private var verifiedRows = 0
 
+    /// Whether a property of type `T` is read from one column of its own, never from a nested
+    /// value's columns: the types with a conversion of their own, and raw-value types.
+    static func readsOneColumn<T>(_ type: T.Type) -> Bool {
+        ValueEncoder.isScalar(T.self) || T.self == SQLiteValue.self || T.self is any RawRepresentable.Type
+    }
+
     static func topLevelKind<T>(of type: T.Type) -> TopLevelKind {
         if ValueEncoder.isScalar(T.self) || T.self == SQLiteValue.self || T.self == Double.self || T.self == Int.self
             || T.self == Int64.self

@@ -112,7 +112,8 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func decodeIntegerIfPresentGenerally<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T? {
         let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
-            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
+            // No column (or several): the record's own column is absent, which nil would hide.
+            if column < 0 { throw decoder.unresolved(key, column: column) }
             return nil
         }
         if let integer = fastInteger(T.self, value) {
@@ -198,7 +199,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func presentColumn(_ key: Key) throws -> Int32? {
         let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
-            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
+            if column < 0 { throw decoder.unresolved(key, column: column) }
             return nil
         }
         return column
@@ -290,7 +291,8 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func decodeStringIfPresentSlowly(_ key: Key) throws -> String? {
         let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
-            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
+            // No column (or several): the record's own column is absent, which nil would hide.
+            if column < 0 { throw decoder.unresolved(key, column: column) }
             return nil
         }
         if let string = try fastString(value, column) {
@@ -314,7 +316,8 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func decodeDoubleIfPresentSlowly(_ key: Key) throws -> Double? {
         let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
-            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
+            // No column (or several): the record's own column is absent, which nil would hide.
+            if column < 0 { throw decoder.unresolved(key, column: column) }
             return nil
         }
         if let double = fastDouble(value) {
@@ -372,7 +375,8 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
                 // No column of that name: a nested value of a joined row, or nil as for any missing column.
                 return try decoder.decodeScopedIfPresent(T.self, key: key)
             }
-            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
+            // No column (or several): the record's own column is absent, which nil would hide.
+            if column < 0 { throw decoder.unresolved(key, column: column) }
             return nil
         }
         return try decoder.decodeValue(T.self, column: column)
