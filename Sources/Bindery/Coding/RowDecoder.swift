@@ -80,6 +80,9 @@ final class RowDecoder: Decoder {
     var scopedPosition = 0
     /// The scopes given with the query, resolved to column ranges on first use.
     var explicitSpans: [String: Range<Int32>]?
+    /// Whether this decoder, a nested value's, had its scope's width checked against the columns its
+    /// value read (see ``RowDecoder/checkScopeWidth(of:key:)``), after its first row.
+    var scopeWidthChecked = false
     private lazy var json: JSONDecoder = {
         let decoder = JSONDecoder()
         let strategy = options.dateStrategy
@@ -402,6 +405,11 @@ final class RowDecoder: Decoder {
         lookup[key] = (column, position)
         order.pointee.position = position + 1
         return column
+    }
+
+    /// The columns that the keys looked up so far read (each once, whatever the number of keys).
+    var columnsRead: Set<Int32> {
+        Set(lookup.values.lazy.map(\.column).filter { $0 >= 0 })
     }
 
     /// What ``column(for:)`` returns for a key that matches no column.
