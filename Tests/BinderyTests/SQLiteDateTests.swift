@@ -108,7 +108,7 @@ import Testing
         #expect(
             try conn.fetchOne(Date.self, sql: "SELECT unixepoch('2024-02-29 12:30')")
                 == SQLiteDate.date(from: "2024-02-29 12:30"))
-        let stamp = try #require(try conn.fetchOne(Stamp.self, sql: "SELECT -86400 AS happenedAt"))
+        let stamp = try #require(try conn.fetchOne(Stamp.self, sql: "SELECT -86400 AS happenedAt, NULL AS expected"))
         #expect(stamp.happenedAt == Date(timeIntervalSince1970: -86_400))
     }
 

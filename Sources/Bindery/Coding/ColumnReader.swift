@@ -54,8 +54,8 @@ public struct ColumnReader {
     private func presentColumn(_ key: String) throws -> Int32? {
         let column = try lookUp(key)
         guard column >= 0 else {
-            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
-            return nil
+            // No column (or several): nil would say NULL, which nothing read.
+            throw decoder.unresolved(IndexKey(key), column: column)
         }
         return decoder.isNull(column) ? nil : column
     }

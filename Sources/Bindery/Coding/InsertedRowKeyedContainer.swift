@@ -146,7 +146,10 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func present(_ key: Key) throws -> SQLiteValue? {
         let value = try value(key)
-        return value.isNull ? nil : value
+        // Not `value.isNull ? nil : value`: `SQLiteValue` takes the nil literal too, so that expression
+        // is `.null`, wrapped, and every NULL would read as present.
+        guard !value.isNull else { return Optional.none }
+        return value
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {

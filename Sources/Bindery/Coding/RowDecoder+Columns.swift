@@ -88,7 +88,10 @@ extension RowDecoder {
             return try Statement.emptyOrNoMemory("", handle, column: column, byteCount: sqlite3_value_bytes(value))
         }
         let count = Int(sqlite3_value_bytes(value))
-        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+        guard let string = String(validating: UnsafeBufferPointer(start: text, count: count), as: UTF8.self) else {
+            throw invalidText(column: column)
+        }
+        return string
     }
 
     func data(_ column: Int32) throws -> Data {
@@ -107,7 +110,7 @@ extension RowDecoder {
         let type = sqlite3_value_type(value)
         if !usesTextDates, case .custom(_, let decode) = options.dateStrategy {
             guard type != SQLITE_NULL else { throw mismatch(Date.self, column: column, expected: "a date") }
-            return try decode(columnValue(column))
+            return try decode(checkedColumnValue(column))
         }
         switch type {
         case SQLITE_TEXT:
@@ -214,12 +217,25 @@ extension RowDecoder {
         return bytes.isEmpty
     }
 
-    /// The value in `column` as a ``SQLiteValue``.
+    /// The value in `column` as a ``SQLiteValue``; TEXT that is not valid UTF-8 throws, as a `String`
+    /// does (a U+FFFD in its place would be written back as other bytes).
+    func checkedColumnValue(_ column: Int32) throws -> SQLiteValue {
+        if sqlite3_column_type(handle, column) == SQLITE_TEXT {
+            return .text(try string(column))
+        }
+        return columnValue(column)
+    }
+
+    /// The value in `column` as a ``SQLiteValue``, for messages: TEXT that is not valid UTF-8 is shown
+    /// with U+FFFD in place of the bytes that are not.
     func columnValue(_ column: Int32) -> SQLiteValue {
         switch sqlite3_column_type(handle, column) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
-        case SQLITE_TEXT: return .text((try? string(column)) ?? "")
+        case SQLITE_TEXT:
+            guard let text = sqlite3_column_text(handle, column) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(handle, column))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
         case SQLITE_BLOB: return .blob((try? data(column)) ?? Data())
         default: return .null
         }
@@ -251,6 +267,19 @@ extension RowDecoder {
             return .valueNotFound(T.self, context)
         }
         return .typeMismatch(T.self, context)
+    }
+
+    /// The error for TEXT whose bytes are not valid UTF-8: no `String` holds them as they are, and one
+    /// with U+FFFD in their place would change the stored bytes when written back. Out of line.
+    @inline(never)
+    func invalidText(column: Int32) -> DecodingError {
+        let name = columnName(column)
+        return .dataCorrupted(
+            .init(
+                codingPath: [IndexKey(name)],
+                debugDescription:
+                    "column \"\(name)\" holds TEXT that is not valid UTF-8 (\(describe(column))); "
+                    + "read it as Data (CAST(\(name) AS BLOB)) to get its bytes"))
     }
 
     /// The error for a value of the right SQL type that does not fit (300 into `UInt8`).

@@ -36,9 +36,13 @@ extension RowDecoder {
         if let source = prefetchedSource(key) {
             return try prefetched(T.self, from: source, key: key)
         }
-        guard let child = try scopedChild(key.stringValue, for: T.self), !isNull(scope: child.scope) else {
+        guard let child = try scopedChild(key.stringValue, for: T.self) else {
+            // No column and no scope: a value read from one column (a `Date?`, a raw-value enum …) is
+            // the record's own column, absent from the row. Nil would say NULL, which nothing read.
+            if RowDecoder.readsOneColumn(T.self) { throw missingColumn(key) }
             return nil
         }
+        guard !isNull(scope: child.scope) else { return nil }
         return try decode(T.self, in: child, key: key)
     }
 
@@ -82,10 +86,34 @@ extension RowDecoder {
         // first value (it was found by the NULL check).
         child.values.pointee = values.pointee
         do {
-            return try child.decodeRow(T.self)
+            let value = try child.decodeRow(T.self)
+            if !child.scopeWidthChecked {
+                try checkScopeWidth(of: child, key: key.stringValue, type: T.self)
+            }
+            return value
         } catch let error as DecodingError {
             throw error.nested(in: key)
         }
+    }
+
+    /// Checks, once, that a scope given with the query as ``RowScope/columns(_:into:)`` is as wide as
+    /// the columns its value read on its first row: a scope one column short would leave its value's
+    /// last column to the next scope, which would read it as its own or ignore it, and nothing would
+    /// throw. Throws ``RowScopeError/invalidScope(property:reason:)`` naming the scope.
+    @inline(never)
+    private func checkScopeWidth<T>(of child: RowDecoder, key: String, type: T.Type) throws {
+        child.scopeWidthChecked = true
+        guard scopeName == nil, let scopes = scoping?.explicit,
+            let scope = scopes.first(where: { $0.property == key }), case .columns(let count) = scope.extent
+        else { return }
+        let read = child.columnsRead
+        guard read.count != count else { return }
+        let names = read.sorted().map { "\"\(columnName($0))\"" }.joined(separator: ", ")
+        throw RowScopeError.invalidScope(
+            property: key,
+            reason:
+                "has \(count) column\(count == 1 ? "" : "s"), but \(T.self) reads \(read.count) "
+                + "(\(names)): a .columns scope must hold exactly the columns its value reads")
     }
 
     /// The decoder of the nested value `key` of type `T`, found once and kept; nil when `key` is no scope.

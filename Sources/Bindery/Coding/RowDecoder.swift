@@ -80,6 +80,9 @@ final class RowDecoder: Decoder {
     var scopedPosition = 0
     /// The scopes given with the query, resolved to column ranges on first use.
     var explicitSpans: [String: Range<Int32>]?
+    /// Whether this decoder, a nested value's, had its scope's width checked against the columns its
+    /// value read (see ``RowDecoder/checkScopeWidth(of:key:)``), after its first row.
+    var scopeWidthChecked = false
     private lazy var json: JSONDecoder = {
         let decoder = JSONDecoder()
         let strategy = options.dateStrategy
@@ -303,6 +306,12 @@ final class RowDecoder: Decoder {
     /// How many rows of a ``ColumnDecodable`` type were checked to decode the same both ways.
     private var verifiedRows = 0
 
+    /// Whether a property of type `T` is read from one column of its own, never from a nested
+    /// value's columns: the types with a conversion of their own, and raw-value types.
+    static func readsOneColumn<T>(_ type: T.Type) -> Bool {
+        ValueEncoder.isScalar(T.self) || T.self == SQLiteValue.self || T.self is any RawRepresentable.Type
+    }
+
     static func topLevelKind<T>(of type: T.Type) -> TopLevelKind {
         if ValueEncoder.isScalar(T.self) || T.self == SQLiteValue.self || T.self == Double.self || T.self == Int.self
             || T.self == Int64.self
@@ -396,6 +405,11 @@ final class RowDecoder: Decoder {
         lookup[key] = (column, position)
         order.pointee.position = position + 1
         return column
+    }
+
+    /// The columns that the keys looked up so far read (each once, whatever the number of keys).
+    var columnsRead: Set<Int32> {
+        Set(lookup.values.lazy.map(\.column).filter { $0 >= 0 })
     }
 
     /// What ``column(for:)`` returns for a key that matches no column.
@@ -528,7 +542,7 @@ final class RowDecoder: Decoder {
         if T.self == Data.self { return unsafeBitCast(try data(column), to: T.self) }
         if T.self == URL.self { return unsafeBitCast(try url(column), to: T.self) }
         if T.self == Decimal.self { return unsafeBitCast(try decimal(column), to: T.self) }
-        if T.self == SQLiteValue.self { return unsafeBitCast(columnValue(column), to: T.self) }
+        if T.self == SQLiteValue.self { return unsafeBitCast(try checkedColumnValue(column), to: T.self) }
         return try decodeOtherValue(T.self, column: column)
     }
 

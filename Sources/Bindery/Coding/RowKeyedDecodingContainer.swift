@@ -112,7 +112,8 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func decodeIntegerIfPresentGenerally<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T? {
         let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
-            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
+            // No column (or several): the record's own column is absent, which nil would hide.
+            if column < 0 { throw decoder.unresolved(key, column: column) }
             return nil
         }
         if let integer = fastInteger(T.self, value) {
@@ -144,14 +145,20 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
             return try Statement.emptyOrNoMemory(
                 "", decoder.handle, column: column, byteCount: sqlite3_value_bytes(value))
         }
-        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
+        guard let string = String(validating: bytes, as: UTF8.self) else {
+            throw decoder.invalidText(column: column)
+        }
+        return string
     }
 
-    /// TEXT with its bytes at hand, or nil for anything else (which the slow path explains).
+    /// TEXT with its bytes at hand, or nil for anything else, TEXT that is not valid UTF-8 included
+    /// (which the slow path explains).
     @inline(__always)
     private func knownString(_ value: OpaquePointer) -> String? {
         guard sqlite3_value_type(value) == SQLITE_TEXT, let text = sqlite3_value_text(value) else { return nil }
-        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
+        return String(validating: bytes, as: UTF8.self)
     }
 
     @inline(__always)
@@ -192,7 +199,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func presentColumn(_ key: Key) throws -> Int32? {
         let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
-            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
+            if column < 0 { throw decoder.unresolved(key, column: column) }
             return nil
         }
         return column
@@ -284,7 +291,8 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func decodeStringIfPresentSlowly(_ key: Key) throws -> String? {
         let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
-            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
+            // No column (or several): the record's own column is absent, which nil would hide.
+            if column < 0 { throw decoder.unresolved(key, column: column) }
             return nil
         }
         if let string = try fastString(value, column) {
@@ -308,7 +316,8 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func decodeDoubleIfPresentSlowly(_ key: Key) throws -> Double? {
         let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
-            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
+            // No column (or several): the record's own column is absent, which nil would hide.
+            if column < 0 { throw decoder.unresolved(key, column: column) }
             return nil
         }
         if let double = fastDouble(value) {
@@ -366,7 +375,8 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
                 // No column of that name: a nested value of a joined row, or nil as for any missing column.
                 return try decoder.decodeScopedIfPresent(T.self, key: key)
             }
-            if RowDecoder.isAmbiguous(column) { throw decoder.ambiguity(column) }
+            // No column (or several): the record's own column is absent, which nil would hide.
+            if column < 0 { throw decoder.unresolved(key, column: column) }
             return nil
         }
         return try decoder.decodeValue(T.self, column: column)

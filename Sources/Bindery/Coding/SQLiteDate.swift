@@ -50,7 +50,8 @@ public enum SQLiteDate {
     /// by `T` or a space and `HH:MM`, `HH:MM:SS` or `HH:MM:SS.SSS` (any number of fraction digits),
     /// optionally followed by `Z` or `±HH:MM`; or a time alone, `HH:MM[:SS[.SSS]]`, on 2000-01-01.
     /// Like SQLite, it allows white space (and `T`s) between the date and the time, and white space
-    /// before and after the time zone. Returns nil for anything else.
+    /// before and after the time zone. Returns nil for anything else, and, unlike SQLite, which rolls
+    /// `2024-02-30` over to 1 March, for a day the month does not have.
     public static func date(from text: String) -> Date? {
         var text = text
         return text.withUTF8 { date(fromUTF8: $0) }
@@ -64,7 +65,7 @@ public enum SQLiteDate {
             guard let year = scanner.number(digits: 4), scanner.take(45),
                 let month = scanner.number(digits: 2), scanner.take(45),
                 let day = scanner.number(digits: 2),
-                (1...12).contains(month), (1...31).contains(day)
+                (1...12).contains(month), day >= 1, day <= daysIn(month: month, of: year)
             else { return nil }
             days = daysFromCivil(year: year, month: month, day: day)
             // As SQLite: any run of white space and `T`s, then a time or the end.
@@ -132,6 +133,16 @@ public enum SQLiteDate {
 
     /// Days since 1970-01-01 of a proleptic Gregorian date; months and days past their end carry over
     /// as SQLite's do (February 30 is March 1 or 2).
+    /// The number of days in `month` (1…12) of `year`, in the proleptic Gregorian calendar.
+    @inline(__always)
+    static func daysIn(month: Int64, of year: Int64) -> Int64 {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
     static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400

@@ -39,20 +39,29 @@ final class BulkInserter {
         try run(try bound(record))
     }
 
-    /// Encodes, binds and runs the record at `record` with `RETURNING *`; returns the row as stored, or
-    /// nil when none was (a row skipped by ``ConflictPolicy/ignore``).
+    /// Encodes, binds and runs the record at `record` with `RETURNING *`; returns the row as stored (read
+    /// back when a trigger changed rows), or nil when none was (a row skipped by ``ConflictPolicy/ignore``).
     func insertReturning<T: Record>(_ record: UnsafePointer<T>, as type: T.Type) throws -> T? {
         let statement = try bound(record)
+        let before = connection.totalChanges
+        let stored: T
         do {
             defer { statement.reset() }
             guard try statement.step() else { return nil }
-            let stored = try decoder(for: statement, T.self).decodeRow(T.self)
+            stored = try decoder(for: statement, T.self).decodeRow(T.self)
             while try statement.step() {}
             inserted += 1
-            return stored
         } catch let error as SQLiteError {
             throw error.with(arguments: row.values)
         }
+        // A trigger changed rows after RETURNING saw this one: it is read back (see
+        // `Connection+TriggerReadBack.swift`).
+        if connection.triggersChangedRows(since: before),
+            let changed = try connection.storedAfterTriggers(stored, state: state)
+        {
+            return changed
+        }
+        return stored
     }
 
     /// The record at `record`, encoded and bound to the statement for its columns.

@@ -19,7 +19,8 @@ extension Connection {
     /// column). The id then comes from `sqlite3_last_insert_rowid`, and the record is decoded from the
     /// values bound, or, for a ``StoredAsGiven`` type, returned as given after
     /// ``StoredAsGiven/didInsert(rowID:)``. Otherwise the INSERT ends in `RETURNING *` and the record is
-    /// decoded from the row it returns. The result is the same either way (for a ``StoredAsGiven`` type,
+    /// decoded from the row it returns, or, when a trigger changed rows during the INSERT (`RETURNING`
+    /// reports the row from before AFTER triggers run), from the row read back by its primary key. The result is the same either way (for a ``StoredAsGiven`` type,
     /// as far as its promise holds); the first is about five times cheaper in SQLite.
     @discardableResult
     public func insert<T: Record>(_ record: T, onConflict policy: ConflictPolicy = .abort) throws -> T {
@@ -302,16 +303,21 @@ extension Connection {
         case readBack(Int64, String)
     }
 
-    /// The plan kept on `statement`, the plain INSERT of `row`'s `columns`, or a new one made from the
-    /// table's schema and kept there; the statement holds it.
+    /// The plan kept on `statement`, the plain INSERT of `row`'s `columns`, when it was made for that
+    /// row and those columns, or a new one made from the table's schema and kept there in its place;
+    /// the statement holds it.
     @inline(__always)
     private func insertPlan(for statement: Statement, state: RecordTypeState, row: EncodedRow, columns: [Bool])
         throws -> Unmanaged<InsertPlan>
     {
         // The plan's re-prepare count is compared after the INSERT ran (a count, it only grows): a plan
         // made before a re-prepare then has its row read back.
+        // The plan is the row's own: another row (another record type's, or another encoder's) can
+        // make the same INSERT text with its slots laid out otherwise.
         if let plan = statement.attachmentReference(as: InsertPlan.self),
-            plan._withUnsafeGuaranteedRef({ $0.schemaGeneration }) == schemaGeneration
+            plan._withUnsafeGuaranteedRef({
+                $0.schemaGeneration == schemaGeneration && $0.serves(row, columns: columns)
+            })
         {
             return plan
         }

@@ -171,7 +171,8 @@ extension Connection {
     }
 
     /// Inserts `record`, or, when a row with its primary key exists, updates every other column of
-    /// that row (`INSERT … ON CONFLICT(primary key) DO UPDATE`); returns the row as stored.
+    /// that row (`INSERT … ON CONFLICT(primary key) DO UPDATE`); returns the row as stored (read back
+    /// by primary key when a trigger changed rows, as ``insert(_:onConflict:)`` does).
     @discardableResult
     public func upsert<T: Record>(_ record: T) throws -> T {
         guard isInTransaction else {
@@ -282,19 +283,28 @@ extension Connection {
 
     // MARK: Helpers
 
-    /// Steps an INSERT … RETURNING * and decodes the row it returns, if any.
-    func runReturning<T: Decodable>(_ statement: Statement, as type: T.Type, row: EncodedRow, slots: [Bool])
+    /// Steps a one-row INSERT … RETURNING * (or upsert) of a `T` and decodes the row it returns, if
+    /// any: the row as stored, read back by primary key when a trigger changed rows (see
+    /// `Connection+TriggerReadBack.swift`).
+    func runReturning<T: Record>(_ statement: Statement, as type: T.Type, row: EncodedRow, slots: [Bool])
         throws -> T?
     {
+        let before = totalChanges
+        let stored: T
         do {
             guard try statement.step() else { return nil }
-            let stored = try RowDecoder.attached(to: statement, options: recordContext.options, for: T.self)
+            stored = try RowDecoder.attached(to: statement, options: recordContext.options, for: T.self)
                 .decodeRow(T.self)
             while try statement.step() {}
-            return stored
         } catch let error as SQLiteError {
             throw error.with(arguments: row.values.indices.filter { slots[$0] }.map { row.values[$0] })
         }
+        if triggersChangedRows(since: before),
+            let changed = try storedAfterTriggers(stored, state: recordContext.state(for: T.self))
+        {
+            return changed
+        }
+        return stored
     }
 
     /// Runs `sql`, a statement by primary key, with the key values `key`; returns how many rows it

@@ -4,11 +4,21 @@
 ///
 /// A plan is made from the table's ``TableInsertProfile`` when its plain INSERT statement is prepared,
 /// and kept on that statement (its attachment) while SQLite does not re-prepare it and the connection
-/// runs no statement that changes the schema. A schema change made by another connection is seen only
+/// runs no statement that changes the schema. Its slots are those of one encoded row: it serves only
+/// that row with the same columns (``serves(_:columns:)``). Another record type, or another encoder of
+/// the same type, can make the same INSERT text from a row whose slots are laid out otherwise (a
+/// `Draft {note, score}` and a `Player {id, score}` both insert `("score")` when the first is nil): it
+/// makes a plan of its own. A schema change made by another connection is seen only
 /// when the statement steps and SQLite re-prepares it: `insert` then reads the row back as stored.
 final class InsertPlan {
     /// The statement's re-prepare count when the plan was made.
     let reprepareCount: Int32
+    /// The encoded row the plan was made for, whose slots ``slots`` describes (held, so that no other
+    /// row can be allocated where it was while the plan lives).
+    private let row: EncodedRow
+    /// The slots of ``row`` the INSERT binds, as they were when the plan was made (one per slot: a row
+    /// only ever adds slots, so an equal array means the same slots).
+    private let columns: [Bool]
     /// The connection's ``Connection/schemaGeneration`` when the plan was made: a schema change made
     /// on the connection expires the statement, which SQLite re-prepares only when it next steps.
     let schemaGeneration: UInt64
@@ -39,6 +49,8 @@ final class InsertPlan {
     ) {
         self.reprepareCount = reprepareCount
         self.schemaGeneration = schemaGeneration
+        self.row = row
+        self.columns = columns
         var isPlain = profile.storesRowsAsGiven
         var hasRowIDSlot = false
         var slots: [InsertedRowDecoder.StoredSlot] = []
@@ -84,6 +96,13 @@ final class InsertPlan {
     deinit {
         slots.deinitialize(count: slotCount)
         slots.deallocate()
+    }
+
+    /// Whether the plan was made for `row` binding the slots marked in `columns`: its slot map then
+    /// describes the row. One identity comparison, and one of arrays that are usually the same array.
+    @inline(__always)
+    func serves(_ row: EncodedRow, columns: [Bool]) -> Bool {
+        self.row === row && self.columns == columns
     }
 
     /// Whether the table stores every bound value of `row` unchanged (no affinity conversion).
