@@ -88,7 +88,7 @@ extension RowDecoder {
             return try Statement.emptyOrNoMemory("", handle, column: column, byteCount: sqlite3_value_bytes(value))
         }
         let count = Int(sqlite3_value_bytes(value))
-        guard let string = String(validating: UnsafeBufferPointer(start: text, count: count), as: UTF8.self) else {
+        guard let string = UTF8Text.string(UnsafeBufferPointer(start: text, count: count)) else {
             throw invalidText(column: column)
         }
         return string

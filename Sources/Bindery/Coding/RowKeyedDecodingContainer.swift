@@ -146,7 +146,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
                 "", decoder.handle, column: column, byteCount: sqlite3_value_bytes(value))
         }
         let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
-        guard let string = String(validating: bytes, as: UTF8.self) else {
+        guard let string = UTF8Text.string(bytes) else {
             throw decoder.invalidText(column: column)
         }
         return string
@@ -158,7 +158,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func knownString(_ value: OpaquePointer) -> String? {
         guard sqlite3_value_type(value) == SQLITE_TEXT, let text = sqlite3_value_text(value) else { return nil }
         let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
-        return String(validating: bytes, as: UTF8.self)
+        return UTF8Text.string(bytes)
     }
 
     @inline(__always)

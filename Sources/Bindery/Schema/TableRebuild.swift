@@ -160,9 +160,15 @@ struct TableRebuild {
         }
 
         // 9–11. The views and triggers must still compile (those of the table, and any other that
-        // uses it); foreign keys must hold.
-        try checkSchemaCompiles()
-        try checkTriggersCompile(using: name)
+        // uses it); foreign keys must hold. What they compile against is the table's column names
+        // (a column's type or constraints change nothing of it), so while every column of the old
+        // table is still there by name, whatever compiled before compiles now, and the checks, which
+        // compile the whole schema (4 ms for Northwind's 17 views), are skipped.
+        let kept = try columns(of: name)
+        if !oldColumns.allSatisfy({ old in kept.contains { $0.name.equalsIdentifier(old.name) } }) {
+            try checkSchemaCompiles()
+            try checkTriggersCompile(using: name)
+        }
         var violations: [ForeignKeyViolation] = []
         for checked in [name] + references where violations.count < 100 {
             let rows = try conn.rows("SELECT * FROM pragma_foreign_key_check(?) LIMIT 100", arguments: [.text(checked)])
