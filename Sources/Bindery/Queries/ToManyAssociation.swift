@@ -32,7 +32,7 @@ public struct ToManyAssociation<Origin: Record, Destination: Record>: Sendable {
     }
 
     /// The same association, its arrays sorted by `ordering` (`"\(Customer.orders.column("OrderDate"))"`),
-    /// replacing any ordering it had, as ``QueryRequest/order(_:)`` does: an association declared
+    /// replacing any ordering it had, as ``QueryRequest/order(_:)-(SQL)`` does: an association declared
     /// with `.order("position")` and used as `.order("name")` sorts by name alone. Use
     /// ``thenOrder(_:)`` to sort by more columns after those given.
     ///
