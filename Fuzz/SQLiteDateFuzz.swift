@@ -2,7 +2,8 @@
 // - a date it parses formats back (`SQLiteDate.string(from:)`) to text that parses to the same date;
 // - SQLite's own `julianday()` accepts every text it parses, and agrees to the millisecond;
 // - it accepts every text `julianday()` accepts, except the forms it leaves out on purpose
-//   (a number, which SQLite reads as a Julian day; `now`; a negative year).
+//   (a number, which SQLite reads as a Julian day; `now`; a negative year; a day its month does not
+//   have, such as 2024-02-30, which SQLite rolls over into the next month and SQLiteDate refuses).
 
 import CSQLite
 import Foundation
@@ -41,9 +42,20 @@ public func sqliteDateFuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         let leftOut =
             trimmed.lowercased() == "now" || trimmed.hasPrefix("-") || isNumberAsSQLiteReadsIt(text)
+            || rollsOverItsDay(trimmed)
         require(leftOut, "SQLite reads \(text.debugDescription) as Julian day \(julian), SQLiteDate refuses it")
     }
     return 0
+}
+
+/// Whether the date at the start of `text` (`YYYY-MM-DD`) names a day its month does not have, which
+/// SQLite rolls over into another date (`date(julianday(…))` differs from it).
+private func rollsOverItsDay(_ text: String) -> Bool {
+    let given = String(text.prefix(10))
+    guard given.utf8.count == 10,
+        let rolled = try? reference?.fetchOne(String.self, sql: "SELECT date(julianday(\(given)))")
+    else { return false }
+    return rolled != given
 }
 
 /// Whether SQLite reads `text` as a number (a Julian day): then `julianday(text)` equals `julianday`
