@@ -270,8 +270,7 @@ extension RowDecoder {
     }
 
     /// The error for TEXT whose bytes are not valid UTF-8: no `String` holds them as they are, and one
-    /// with U+FFFD in their place would change the stored bytes when written back. Out of line.
-    @inline(never)
+    /// with U+FFFD in their place would change the stored bytes when written back.
     func invalidText(column: Int32) -> DecodingError {
         let name = columnName(column)
         return .dataCorrupted(

@@ -100,7 +100,6 @@ extension RowDecoder {
     /// the columns its value read on its first row: a scope one column short would leave its value's
     /// last column to the next scope, which would read it as its own or ignore it, and nothing would
     /// throw. Throws ``RowScopeError/invalidScope(property:reason:)`` naming the scope.
-    @inline(never)
     private func checkScopeWidth<T>(of child: RowDecoder, key: String, type: T.Type) throws {
         child.scopeWidthChecked = true
         guard scopeName == nil, let scopes = scoping?.explicit,

@@ -81,7 +81,7 @@ final class RowDecoder: Decoder {
     /// The scopes given with the query, resolved to column ranges on first use.
     var explicitSpans: [String: Range<Int32>]?
     /// Whether this decoder, a nested value's, had its scope's width checked against the columns its
-    /// value read (see ``RowDecoder/checkScopeWidth(of:key:)``), after its first row.
+    /// value read (see `checkScopeWidth(of:key:type:)`), after its first row.
     var scopeWidthChecked = false
     private lazy var json: JSONDecoder = {
         let decoder = JSONDecoder()

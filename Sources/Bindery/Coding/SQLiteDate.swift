@@ -131,10 +131,7 @@ public enum SQLiteDate {
 
     // MARK: Calendar arithmetic
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date; months and days past their end carry over
-    /// as SQLite's do (February 30 is March 1 or 2).
     /// The number of days in `month` (1…12) of `year`, in the proleptic Gregorian calendar.
-    @inline(__always)
     static func daysIn(month: Int64, of year: Int64) -> Int64 {
         switch month {
         case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
@@ -143,6 +140,8 @@ public enum SQLiteDate {
         }
     }
 
+    /// Days since 1970-01-01 of a proleptic Gregorian date; months and days past their end carry over
+    /// as SQLite's do (February 30 is March 1 or 2).
     static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400

@@ -13,7 +13,9 @@ enum UTF8Text {
     /// one `memcmp` of the copy tells. `String(validating:as:)` says the same, but on this toolchain
     /// it takes twice the time of the copy itself (a 14-column Northwind decode went from 1.26× to 1.57×
     /// the C loop with it); the comparison adds about 5%.
-    @inline(__always)
+    ///
+    /// Safety: `bytes` must stay valid for the call (a column's text, valid until the statement steps
+    /// or resets); the copy is compared while `withUTF8` lends it, and neither pointer escapes.
     static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         var string = String(decoding: bytes, as: UTF8.self)
         let same = string.withUTF8 { copy in

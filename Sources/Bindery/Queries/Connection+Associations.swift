@@ -5,8 +5,8 @@ extension Connection {
     /// What a request's SQL reads from this connection's schema.
     var requestSchema: RequestSchema {
         RequestSchema(
-            keys: { [unowned self] descriptor in try joinKeys(descriptor) },
-            collation: { [unowned self] table, column in columnCollation(table: table, column: column) })
+            keys: { descriptor in try self.joinKeys(descriptor) },
+            collation: { table, column in self.columnCollation(table: table, column: column) })
     }
 
     /// The collation of `column` of `table` (`BINARY`, `NOCASE` …); nil when there is no such column

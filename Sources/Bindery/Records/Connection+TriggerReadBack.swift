@@ -11,7 +11,6 @@
 extension Connection {
     /// Whether a trigger program changed a row since ``totalChanges`` was `before`, by a one-row
     /// statement that changed at most one row itself.
-    @inline(__always)
     func triggersChangedRows(since before: Int) -> Bool {
         totalChanges &- before > 1
     }
@@ -19,7 +18,6 @@ extension Connection {
     /// The row `returned` (a row `RETURNING *` gave) as stored now, found by its primary key; nil when
     /// the row cannot be found again: a trigger deleted it or changed its key, or the record has no
     /// primary-key value (what `RETURNING` gave is then kept).
-    @inline(never)
     func storedAfterTriggers<T: Record>(_ returned: T, state: RecordTypeState) throws -> T? {
         // The key is encoded with an encoder of its own: the caller's is in use (see RecordTypeState).
         let key = try state.withEncoder { encoder -> [SQLiteValue]? in

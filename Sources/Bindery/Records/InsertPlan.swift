@@ -100,7 +100,6 @@ final class InsertPlan {
 
     /// Whether the plan was made for `row` binding the slots marked in `columns`: its slot map then
     /// describes the row. One identity comparison, and one of arrays that are usually the same array.
-    @inline(__always)
     func serves(_ row: EncodedRow, columns: [Bool]) -> Bool {
         self.row === row && self.columns == columns
     }
