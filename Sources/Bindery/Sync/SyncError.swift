@@ -1,0 +1,71 @@
+import Foundation
+
+/// Why a synced database, a ``SyncCopy``, a ``SyncHub`` or a transport refused or could not finish
+/// a step. Every case names what it is about (a table, a key, a hub sequence number), and none
+/// leaves a change half-applied: the step's transaction rolled back, or stopped before the named
+/// changeset.
+///
+/// ```swift
+/// do {
+///     try await copy.pull()
+/// } catch SyncError.newerSchema(let sequence, let needed, let have) {
+///     print("changeset \(sequence) needs schema version \(needed), this copy has \(have): migrate first")
+/// }
+/// ```
+public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The SQLite library in use was compiled without the session extension, which sync is built on:
+    /// `option` names the missing compile-time option (`SQLITE_ENABLE_SESSION` or
+    /// `SQLITE_ENABLE_PREUPDATE_HOOK`). Debian's and Apple's SQLite have both.
+    case sessionExtensionUnavailable(missingOption: String)
+    /// A synced table's primary key could collide between copies, or the table has none: `reason`
+    /// says which and what to use instead (a UUID or TEXT key chosen by the app).
+    case unsafeKey(table: String, reason: String)
+    /// A declared synced table does not exist in the database.
+    case noSuchTable(String)
+    /// The changeset at hub sequence `sequence` was made by a copy at schema version `needed`, newer
+    /// than this copy's `have`: it is held, not applied, until this copy migrates.
+    case newerSchema(sequence: Int64, needed: Int, have: Int)
+    /// The changeset at hub sequence `sequence` (or this copy's own unpushed changeset, when
+    /// `sequence` is nil) could not be applied: `reason` says why for the row `key` of `table`. It
+    /// stays pending; nothing of it was applied.
+    case cannotApply(sequence: Int64?, table: String, key: String, reason: String)
+    /// A changeset's bytes are not a valid SQLite changeset: `reason` says where.
+    case malformedChangeset(reason: String)
+    /// A push or pull message is not one this version of Bindery reads: `reason` says why.
+    case malformedMessage(reason: String)
+    /// A message was written for a protocol version this side does not speak.
+    case unsupportedProtocolVersion(Int)
+    /// A copy pushed changeset `sequence` twice with different contents: the hub kept the first.
+    case conflictingRetry(copy: String, sequence: Int64)
+    /// The copy's sync state was changed or removed by something other than Bindery: `reason` says
+    /// what was found.
+    case corruptState(reason: String)
+
+    /// A message in plain English naming what went wrong.
+    public var description: String {
+        switch self {
+        case .sessionExtensionUnavailable(let option):
+            return "sync needs SQLite's session extension, and this SQLite was compiled without \(option)"
+        case .unsafeKey(let table, let reason):
+            return "table \(table) cannot be synced: \(reason)"
+        case .noSuchTable(let table):
+            return "the synced table \(table) does not exist"
+        case .newerSchema(let sequence, let needed, let have):
+            return "changeset \(sequence) was made at schema version \(needed), newer than this copy's \(have): "
+                + "it is held until this copy migrates"
+        case .cannotApply(let sequence, let table, let key, let reason):
+            let which = sequence.map { "changeset \($0)" } ?? "an unpushed local changeset"
+            return "\(which) cannot be applied to row \(key) of \(table): \(reason)"
+        case .malformedChangeset(let reason):
+            return "malformed changeset: \(reason)"
+        case .malformedMessage(let reason):
+            return "malformed sync message: \(reason)"
+        case .unsupportedProtocolVersion(let version):
+            return "sync protocol version \(version) is not supported"
+        case .conflictingRetry(let copy, let sequence):
+            return "copy \(copy) pushed its changeset \(sequence) again with different contents"
+        case .corruptState(let reason):
+            return "the sync state of this database is damaged: \(reason)"
+        }
+    }
+}
