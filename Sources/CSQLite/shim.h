@@ -61,4 +61,107 @@ static inline void bindery_watch_interrupts(sqlite3 *db, unsigned int *word, int
     }
 }
 
+// MARK: The session extension, looked up at run time
+//
+// Sync (Sources/Bindery/Sync) is built on SQLite's session extension. sqlite3.h declares its
+// functions only when SQLITE_ENABLE_SESSION is defined, and a library compiled without it lacks
+// them: declared here as weak references, each is NULL in a process whose SQLite does not export it,
+// so that the package links and runs everything else on such a library. Every call goes through a
+// wrapper below that checks for NULL; `bindery_session_missing_option` tells which compile option
+// is missing.
+typedef struct sqlite3_session sqlite3_session;
+// The conflict kinds and answers of a changeset's conflict handler (from sqlite3.h's session part).
+#define BINDERY_CHANGESET_DATA 1
+#define BINDERY_CHANGESET_NOTFOUND 2
+#define BINDERY_CHANGESET_CONFLICT 3
+#define BINDERY_CHANGESET_CONSTRAINT 4
+#define BINDERY_CHANGESET_FOREIGN_KEY 5
+#define BINDERY_CHANGESET_OMIT 0
+#define BINDERY_CHANGESET_REPLACE 1
+#define BINDERY_CHANGESET_ABORT 2
+typedef struct sqlite3_changeset_iter sqlite3_changeset_iter;
+extern int sqlite3session_create(sqlite3 *, const char *, sqlite3_session **) __attribute__((weak));
+extern void sqlite3session_delete(sqlite3_session *) __attribute__((weak));
+extern int sqlite3session_enable(sqlite3_session *, int) __attribute__((weak));
+extern int sqlite3session_attach(sqlite3_session *, const char *) __attribute__((weak));
+extern int sqlite3session_changeset(sqlite3_session *, int *, void **) __attribute__((weak));
+extern int sqlite3session_isempty(sqlite3_session *) __attribute__((weak));
+extern int sqlite3changeset_apply_v2(
+    sqlite3 *, int, void *, int (*)(void *, const char *), int (*)(void *, int, sqlite3_changeset_iter *),
+    void *, void **, int *, int) __attribute__((weak));
+extern int sqlite3changeset_op(sqlite3_changeset_iter *, const char **, int *, int *, int *) __attribute__((weak));
+extern int sqlite3changeset_old(sqlite3_changeset_iter *, int, sqlite3_value **) __attribute__((weak));
+extern int sqlite3changeset_new(sqlite3_changeset_iter *, int, sqlite3_value **) __attribute__((weak));
+extern int sqlite3changeset_conflict(sqlite3_changeset_iter *, int, sqlite3_value **) __attribute__((weak));
+extern int sqlite3changeset_fk_conflicts(sqlite3_changeset_iter *, int *) __attribute__((weak));
+
+// The compile-time option this SQLite lacks for sessions ("SQLITE_ENABLE_SESSION" or
+// "SQLITE_ENABLE_PREUPDATE_HOOK"), or NULL when sessions work.
+static inline const char *bindery_session_missing_option(void) {
+    if (!sqlite3_compileoption_used("SQLITE_ENABLE_PREUPDATE_HOOK")) {
+        return "SQLITE_ENABLE_PREUPDATE_HOOK";
+    }
+    if (!sqlite3_compileoption_used("SQLITE_ENABLE_SESSION") || !sqlite3session_create || !sqlite3session_delete
+        || !sqlite3session_enable || !sqlite3session_attach || !sqlite3session_changeset
+        || !sqlite3session_isempty || !sqlite3changeset_apply_v2 || !sqlite3changeset_op || !sqlite3changeset_old
+        || !sqlite3changeset_new || !sqlite3changeset_conflict || !sqlite3changeset_fk_conflicts) {
+        return "SQLITE_ENABLE_SESSION";
+    }
+    return 0;
+}
+
+static inline int bindery_session_create(sqlite3 *db, sqlite3_session **session) {
+    return sqlite3session_create ? sqlite3session_create(db, "main", session) : SQLITE_MISUSE;
+}
+
+static inline void bindery_session_delete(sqlite3_session *session) {
+    if (sqlite3session_delete) sqlite3session_delete(session);
+}
+
+static inline int bindery_session_enable(sqlite3_session *session, int enable) {
+    return sqlite3session_enable ? sqlite3session_enable(session, enable) : 0;
+}
+
+static inline int bindery_session_attach(sqlite3_session *session, const char *table) {
+    return sqlite3session_attach ? sqlite3session_attach(session, table) : SQLITE_MISUSE;
+}
+
+// The changeset recorded so far; `*bytes` is freed with sqlite3_free.
+static inline int bindery_session_changeset(sqlite3_session *session, int *count, void **bytes) {
+    return sqlite3session_changeset ? sqlite3session_changeset(session, count, bytes) : SQLITE_MISUSE;
+}
+
+static inline int bindery_session_isempty(sqlite3_session *session) {
+    return sqlite3session_isempty ? sqlite3session_isempty(session) : 1;
+}
+
+// Applies a changeset in a savepoint of its own, calling `conflict` with `context` for each conflict.
+static inline int bindery_changeset_apply(
+    sqlite3 *db, int count, void *bytes, int (*conflict)(void *, int, sqlite3_changeset_iter *), void *context) {
+    if (!sqlite3changeset_apply_v2) return SQLITE_MISUSE;
+    return sqlite3changeset_apply_v2(db, count, bytes, 0, conflict, context, 0, 0, 0);
+}
+
+static inline int bindery_changeset_op(
+    sqlite3_changeset_iter *iterator, const char **table, int *columns, int *operation) {
+    int indirect = 0;
+    return sqlite3changeset_op ? sqlite3changeset_op(iterator, table, columns, operation, &indirect) : SQLITE_MISUSE;
+}
+
+static inline int bindery_changeset_old(sqlite3_changeset_iter *iterator, int column, sqlite3_value **value) {
+    return sqlite3changeset_old ? sqlite3changeset_old(iterator, column, value) : SQLITE_MISUSE;
+}
+
+static inline int bindery_changeset_new(sqlite3_changeset_iter *iterator, int column, sqlite3_value **value) {
+    return sqlite3changeset_new ? sqlite3changeset_new(iterator, column, value) : SQLITE_MISUSE;
+}
+
+static inline int bindery_changeset_conflict(sqlite3_changeset_iter *iterator, int column, sqlite3_value **value) {
+    return sqlite3changeset_conflict ? sqlite3changeset_conflict(iterator, column, value) : SQLITE_MISUSE;
+}
+
+static inline int bindery_changeset_fk_conflicts(sqlite3_changeset_iter *iterator, int *count) {
+    return sqlite3changeset_fk_conflicts ? sqlite3changeset_fk_conflicts(iterator, count) : SQLITE_MISUSE;
+}
+
 #endif

@@ -53,6 +53,9 @@ extension Database {
         /// ``Checkpointing/leftToReplicator``, for a database that Litestream replicates (see
         /// <doc:BeyondOneMachine>).
         public var checkpointing: Checkpointing
+        /// What a layer above sets up on the writer connection when the database opens, before any
+        /// write (sync's change capture: ``sync``). Default nil.
+        var writerExtension: (any DatabaseWriterExtension)?
 
         /// Creates options; every parameter has the default described on its property. `trustsSchema:
         /// true` sets ``schemaTrust`` to ``SchemaTrust/full`` whatever `schemaTrust` says.

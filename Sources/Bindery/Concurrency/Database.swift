@@ -82,6 +82,7 @@ public actor Database {
             }
             try writer.disableAutomaticCheckpoints()
         }
+        try options.writerExtension?.install(on: writer)
         let readers = isWAL && options.readerCount > 0 ? try Database.openReaders(path: path, options: options) : nil
         self.init(path: path, options: options, writer: writer, readers: readers)
     }
@@ -96,6 +97,7 @@ public actor Database {
     public static func inMemory(options: Options = Options()) throws -> Database {
         let writer = try Connection.inMemory(options: options.connectionOptions(readOnly: false))
         writer.codingOptions = options.coding
+        try options.writerExtension?.install(on: writer)
         return Database(path: ":memory:", options: options, writer: writer, readers: nil)
     }
 

@@ -45,6 +45,17 @@ extension Connection {
         return hooks.takeCommittedChanges()
     }
 
+    /// Makes `participant` the connection's ``transactionParticipant`` and the guard of its commit
+    /// hook: a commit it does not allow (``TransactionParticipant/allowsCommit()``) fails with
+    /// `SQLITE_CONSTRAINT_COMMITHOOK` and rolls back, whatever statement asked for it. Turns change
+    /// tracking on (the commit hook is part of it).
+    func setTransactionParticipant(_ participant: (any TransactionParticipant)?) {
+        guard !isClosed else { return }
+        storeTransactionParticipant(participant)
+        hooks.startTrackingChanges()
+        hooks.commitGuard = participant
+    }
+
     /// The connection's hooks, made on first use. Only the connection keeps them (no caller holds on
     /// to the object), so that they go, and remove their callbacks, when the connection closes.
     private var hooks: ConnectionHooks {

@@ -105,6 +105,18 @@ public final class Connection {
     var isQueryOnly = false
     /// Per-connection state kept by the layers above (record SQL, coding options), by type.
     private var extensions: [ObjectIdentifier: AnyObject] = [:]
+    /// The sessions opened on the connection (``openSession(tables:)``), closed before it closes.
+    private var sessions: [WeakSession] = []
+    /// The layer above that takes part in the connection's outermost transactions (sync's change
+    /// capture): told before each ``transaction(_:_:)`` commits, and asked by the commit hook
+    /// whether a commit may happen at all.
+    /// Set by ``setTransactionParticipant(_:)``.
+    private(set) var transactionParticipant: (any TransactionParticipant)?
+
+    /// Sets ``transactionParticipant`` (see ``setTransactionParticipant(_:)``).
+    func storeTransactionParticipant(_ participant: (any TransactionParticipant)?) {
+        transactionParticipant = participant
+    }
     /// The extension state asked for last, and its type: found again without a dictionary look-up.
     private var lastExtension: (key: ObjectIdentifier, state: AnyObject)? {
         didSet {
@@ -218,6 +230,12 @@ public final class Connection {
         }
         extensions.removeAll()
         lastExtension = nil
+        transactionParticipant?.connectionWillClose()
+        transactionParticipant = nil
+        for session in sessions {
+            session.session?.close()
+        }
+        sessions.removeAll()
         // A zombie's statements never step, but the handler must not outlive the status it reads.
         bindery_watch_interrupts(handle, nil, 0)
         sqlite3_close_v2(handle)
@@ -606,6 +624,7 @@ public final class Connection {
         if isInTransaction {
             return try savepoint(body)
         }
+        try transactionParticipant?.willBegin(self)
         try runCached("BEGIN \(kind.rawValue) TRANSACTION")
         scopeSavepoints.removeAll(keepingCapacity: true)
         transactionDepth += 1
@@ -624,12 +643,19 @@ public final class Connection {
             throw Connection.rolledBackBySQLite
         }
         do {
+            try transactionParticipant?.willCommit(self)
             try runCached("COMMIT TRANSACTION")
         } catch {
             rollbackQuietly()
             throw error
         }
         return result
+    }
+
+    /// Keeps a weak reference to `session`, to close it before the connection closes.
+    func keepUntilClose(_ session: Session) {
+        sessions.removeAll { $0.session == nil }
+        sessions.append(WeakSession(session: session))
     }
 
     private func savepoint<T>(_ body: (Connection) throws -> T) throws -> T {

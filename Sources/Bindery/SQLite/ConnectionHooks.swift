@@ -76,6 +76,9 @@ final class ConnectionHooks {
     private var committing: DatabaseRegion?
     /// The changes known to be committed and not yet taken.
     private var committed = DatabaseRegion()
+    /// Asked by the commit hook whether the commit may happen (sync's change capture refuses a
+    /// commit whose changes it has not recorded). The connection holds it.
+    weak var commitGuard: (any TransactionParticipant)?
 
     /// Hooks for the connection `handle`, whose statement cache keeps `cacheCapacity` statements.
     init(handle: OpaquePointer, cacheCapacity: Int) {
@@ -126,7 +129,11 @@ final class ConnectionHooks {
             handle,
             { context in
                 guard let context else { return 0 }
-                Unmanaged<ConnectionHooks>.fromOpaque(context).takeUnretainedValue().willCommit()
+                let hooks = Unmanaged<ConnectionHooks>.fromOpaque(context).takeUnretainedValue()
+                if let commitGuard = hooks.commitGuard, !commitGuard.allowsCommit() {
+                    return 1
+                }
+                hooks.willCommit()
                 return 0
             }, context)
         sqlite3_rollback_hook(

@@ -1,0 +1,74 @@
+import CSQLite
+import Foundation
+
+/// Recording and applying changesets (SQLite's session extension): the sync layer's capture and
+/// merge are built on these.
+extension Connection {
+    /// A session recording the changes this connection makes to `tables` (see ``Session``). The
+    /// connection closes it before it closes itself. Throws when SQLite lacks the session extension.
+    func openSession(tables: [String]) throws -> Session {
+        try checkUsable(sql: nil)
+        let session = try Session(database: handle, tables: tables)
+        keepUntilClose(session)
+        return session
+    }
+
+    /// Applies `changeset` in a savepoint of its own: SQLite calls `resolve` for each conflict, and
+    /// the whole changeset is undone when `resolve` throws or answers ``ChangesetConflict/Action/abort``
+    /// (the error `resolve` threw is rethrown). `resolve` may run statements on this connection,
+    /// writes included (SQLite allows it).
+    func applyChangeset(
+        _ changeset: [UInt8], _ resolve: (ChangesetConflict) throws -> ChangesetConflict.Action
+    ) throws {
+        try checkUsable(sql: nil)
+        guard !changeset.isEmpty else { return }
+        guard changeset.count <= Int(Int32.max) else {
+            throw SQLiteError(code: .tooBig, message: "a changeset of \(changeset.count) bytes", sql: nil)
+        }
+        try withoutActuallyEscaping(resolve) { resolve in
+            let context = ChangesetApplyContext(resolve: resolve)
+            var bytes = changeset
+            let code = bytes.withUnsafeMutableBytes { buffer in
+                // Safety: SQLite reads `buffer` and calls the handler only during this call, and the
+                // unretained `context` lives until the call returns (it is used below).
+                bindery_changeset_apply(
+                    handle, Int32(buffer.count), buffer.baseAddress,
+                    { context, kind, iterator in
+                        guard let context, let iterator else { return BINDERY_CHANGESET_ABORT }
+                        return Unmanaged<ChangesetApplyContext>.fromOpaque(context).takeUnretainedValue()
+                            .handle(kind: kind, iterator: iterator)
+                    }, Unmanaged.passUnretained(context).toOpaque())
+            }
+            if let error = context.error {
+                throw error
+            }
+            guard code == SQLITE_OK else {
+                throw SQLiteError(database: handle, resultCode: code, sql: nil)
+            }
+        }
+    }
+}
+
+/// What a changeset's conflict handler needs while `sqlite3changeset_apply_v2` runs.
+private final class ChangesetApplyContext {
+    let resolve: (ChangesetConflict) throws -> ChangesetConflict.Action
+    var error: (any Error)?
+
+    init(resolve: @escaping (ChangesetConflict) throws -> ChangesetConflict.Action) {
+        self.resolve = resolve
+    }
+
+    func handle(kind: Int32, iterator: OpaquePointer) -> Int32 {
+        guard error == nil else { return BINDERY_CHANGESET_ABORT }
+        do {
+            switch try resolve(ChangesetConflict(kind: kind, iterator: iterator)) {
+            case .omit: return BINDERY_CHANGESET_OMIT
+            case .replace: return BINDERY_CHANGESET_REPLACE
+            case .abort: return BINDERY_CHANGESET_ABORT
+            }
+        } catch {
+            self.error = error
+            return BINDERY_CHANGESET_ABORT
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+/// A SQLite changeset (the session extension's binary format, sqlite.org/sessionintro.html), read
+/// into tables and row changes, and written back.
+///
+/// The format: for each table, a header (`'T'`, the column count as a varint, one byte per column
+/// that is nonzero for primary-key columns, the table's name and a NUL), then its changes: an
+/// operation byte (`SQLITE_INSERT` 18, `SQLITE_UPDATE` 23, `SQLITE_DELETE` 9), an "indirect" byte,
+/// and one record (the new row of an insert, the old row of a delete) or two (the old then the new
+/// values of an update). A record holds one value per column: a type byte (0 undefined, 1 integer
+/// and 2 real as 8 big-endian bytes, 3 text and 4 blob as a varint length and the bytes, 5 NULL).
+///
+/// Bindery writes *full-row* updates: the old and the new record of an update define every column
+/// (``SyncCapture`` fills in the columns the session left undefined), so that applying one compares
+/// the whole row and a conflict handler sees the whole row on both sides.
+struct Changeset: Equatable {
+    /// One operation on one row.
+    enum Operation: UInt8, Equatable {
+        case insert = 18
+        case update = 23
+        case delete = 9
+    }
+
+    /// One row change: `old` is empty for an insert, `new` for a delete; a nil value is a column the
+    /// record leaves undefined.
+    struct Change: Equatable {
+        var operation: Operation
+        var indirect: Bool
+        var old: [SQLiteValue?]
+        var new: [SQLiteValue?]
+
+    }
+
+    /// The changes of one table.
+    struct Table: Equatable {
+        var name: String
+        /// For each column, whether it belongs to the primary key.
+        var primaryKey: [Bool]
+        var changes: [Change]
+
+        var columnCount: Int { primaryKey.count }
+    }
+
+    var tables: [Table]
+
+    init(tables: [Table]) {
+        self.tables = tables
+    }
+
+    /// Reads `bytes`; throws ``SyncError/malformedChangeset(reason:)`` when they are not a changeset.
+    init(parsing bytes: [UInt8]) throws(SyncError) {
+        var reader = ChangesetReader(bytes: bytes)
+        var tables: [Table] = []
+        while let header = try reader.nextTable() {
+            var table = Table(name: header.name, primaryKey: header.primaryKey, changes: [])
+            while let change = try reader.nextChange(columnCount: header.primaryKey.count) {
+                table.changes.append(change)
+            }
+            tables.append(table)
+        }
+        self.tables = tables
+    }
+
+    /// Whether the changeset changes no row.
+    var isEmpty: Bool { tables.allSatisfy { $0.changes.isEmpty } }
+
+    /// How many row changes the changeset holds.
+    var changeCount: Int { tables.reduce(0) { $0 + $1.changes.count } }
+
+    /// The changeset that undoes this one: each insert becomes a delete and each delete an insert,
+    /// each update swaps its records; tables and changes in reverse order.
+    func inverted() -> Changeset {
+        Changeset(
+            tables: tables.reversed().map { table in
+                var table = table
+                table.changes = table.changes.reversed().map { change in
+                    switch change.operation {
+                    case .insert: return Change(operation: .delete, indirect: change.indirect, old: change.new, new: [])
+                    case .delete: return Change(operation: .insert, indirect: change.indirect, old: [], new: change.old)
+                    case .update:
+                        return Change(operation: .update, indirect: change.indirect, old: change.new, new: change.old)
+                    }
+                }
+                return table
+            })
+    }
+
+    /// The changeset's bytes.
+    func serialized() -> [UInt8] {
+        var bytes: [UInt8] = []
+        for table in tables where !table.changes.isEmpty {
+            bytes.append(UInt8(ascii: "T"))
+            Changeset.appendVarint(UInt64(table.columnCount), to: &bytes)
+            bytes.append(contentsOf: table.primaryKey.enumerated().map { $1 ? UInt8(truncatingIfNeeded: $0 + 1) : 0 })
+            bytes.append(contentsOf: Array(table.name.utf8))
+            bytes.append(0)
+            for change in table.changes {
+                bytes.append(change.operation.rawValue)
+                bytes.append(change.indirect ? 1 : 0)
+                if change.operation != .insert {
+                    Changeset.append(record: change.old, columnCount: table.columnCount, to: &bytes)
+                }
+                if change.operation != .delete {
+                    Changeset.append(record: change.new, columnCount: table.columnCount, to: &bytes)
+                }
+            }
+        }
+        return bytes
+    }
+
+    private static func append(record: [SQLiteValue?], columnCount: Int, to bytes: inout [UInt8]) {
+        for index in 0..<columnCount {
+            guard index < record.count, let value = record[index] else {
+                bytes.append(0)
+                continue
+            }
+            switch value {
+            case .integer(let integer):
+                bytes.append(1)
+                appendBigEndian(UInt64(bitPattern: integer), to: &bytes)
+            case .real(let real):
+                bytes.append(2)
+                appendBigEndian(real.bitPattern, to: &bytes)
+            case .text(let text):
+                bytes.append(3)
+                let utf8 = Array(text.utf8)
+                appendVarint(UInt64(utf8.count), to: &bytes)
+                bytes.append(contentsOf: utf8)
+            case .blob(let blob):
+                bytes.append(4)
+                appendVarint(UInt64(blob.count), to: &bytes)
+                bytes.append(contentsOf: blob)
+            case .null:
+                bytes.append(5)
+            }
+        }
+    }
+
+    private static func appendBigEndian(_ value: UInt64, to bytes: inout [UInt8]) {
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
+    }
+
+    /// Appends `value` as a SQLite varint: 7 bits a byte, most significant first, the high bit set
+    /// on every byte but the last; a ninth byte carries 8 bits.
+    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        if value >> 56 != 0 {
+            var groups: [UInt8] = [UInt8(truncatingIfNeeded: value)]
+            var rest = value >> 8
+            for _ in 0..<8 {
+                groups.append(UInt8(truncatingIfNeeded: rest & 0x7f) | 0x80)
+                rest >>= 7
+            }
+            bytes.append(contentsOf: groups.reversed())
+            return
+        }
+        var groups: [UInt8] = []
+        var rest = value
+        repeat {
+            groups.append(UInt8(truncatingIfNeeded: rest & 0x7f) | (groups.isEmpty ? 0 : 0x80))
+            rest >>= 7
+        } while rest != 0
+        bytes.append(contentsOf: groups.reversed())
+    }
+}

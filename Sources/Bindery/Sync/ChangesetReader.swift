@@ -1,0 +1,166 @@
+import Foundation
+
+/// Reads a changeset's bytes one table header and one row change at a time (the format is
+/// described on ``Changeset``); every length and count is checked against the bytes left, so that
+/// damaged bytes throw ``SyncError/malformedChangeset(reason:)`` instead of reading out of bounds.
+struct ChangesetReader {
+    /// A table header: the table's name and which columns form its primary key.
+    struct TableHeader: Equatable {
+        var name: String
+        var primaryKey: [Bool]
+    }
+
+    private let bytes: [UInt8]
+    private var position = 0
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Whether every byte was read.
+    var isAtEnd: Bool { position >= bytes.count }
+
+    /// The next table header, or nil at the end of the bytes. Call it only after the changes of the
+    /// previous table were read (``nextChange(columnCount:)`` returned nil).
+    mutating func nextTable() throws(SyncError) -> TableHeader? {
+        guard !isAtEnd else { return nil }
+        let marker = try byte()
+        guard marker == UInt8(ascii: "T") else {
+            throw malformed(marker == UInt8(ascii: "P") ? "a patchset, not a changeset" : "expected a table header")
+        }
+        let columnCount = try varint()
+        guard columnCount > 0, columnCount <= 32767, columnCount <= UInt64(bytes.count - position) else {
+            throw malformed("a table of \(columnCount) columns")
+        }
+        var primaryKey: [Bool] = []
+        primaryKey.reserveCapacity(Int(columnCount))
+        for _ in 0..<Int(columnCount) {
+            primaryKey.append(try byte() != 0)
+        }
+        guard let end = bytes[position...].firstIndex(of: 0) else {
+            throw malformed("a table name without its end")
+        }
+        guard let name = String(validating: bytes[position..<end], as: UTF8.self), !name.isEmpty else {
+            throw malformed("a table name that is not UTF-8")
+        }
+        position = end + 1
+        guard primaryKey.contains(true) else {
+            throw malformed("table \(name) has no primary-key column")
+        }
+        return TableHeader(name: name, primaryKey: primaryKey)
+    }
+
+    /// The next row change of the current table, or nil when a table header (or the end) comes next.
+    mutating func nextChange(columnCount: Int) throws(SyncError) -> Changeset.Change? {
+        guard !isAtEnd, bytes[position] != UInt8(ascii: "T"), bytes[position] != UInt8(ascii: "P") else {
+            return nil
+        }
+        let code = try byte()
+        guard let operation = Changeset.Operation(rawValue: code) else {
+            throw malformed("unknown operation \(code)")
+        }
+        let indirect = try byte() != 0
+        let old = operation == .insert ? [] : try record(columnCount: columnCount)
+        let new = operation == .delete ? [] : try record(columnCount: columnCount)
+        return Changeset.Change(operation: operation, indirect: indirect, old: old, new: new)
+    }
+
+    /// Skips the next row change without building its values; returns false when a table header
+    /// (or the end) comes next.
+    mutating func skipChange(columnCount: Int) throws(SyncError) -> Bool {
+        guard !isAtEnd, bytes[position] != UInt8(ascii: "T"), bytes[position] != UInt8(ascii: "P") else {
+            return false
+        }
+        let code = try byte()
+        guard let operation = Changeset.Operation(rawValue: code) else {
+            throw malformed("unknown operation \(code)")
+        }
+        _ = try byte()
+        let records = operation == .update ? 2 : 1
+        for _ in 0..<(records * columnCount) {
+            try skipValue()
+        }
+        return true
+    }
+
+    private mutating func record(columnCount: Int) throws(SyncError) -> [SQLiteValue?] {
+        var values: [SQLiteValue?] = []
+        values.reserveCapacity(columnCount)
+        for _ in 0..<columnCount {
+            values.append(try value())
+        }
+        return values
+    }
+
+    private mutating func value() throws(SyncError) -> SQLiteValue? {
+        switch try byte() {
+        case 0: return nil
+        case 1: return .integer(Int64(bitPattern: try bigEndian()))
+        case 2: return .real(Double(bitPattern: try bigEndian()))
+        case 3:
+            let slice = try lengthPrefixed()
+            return .text(String(decoding: slice, as: UTF8.self))
+        case 4: return .blob(Data(try lengthPrefixed()))
+        case 5: return .null
+        case let type: throw malformed("unknown value type \(type)")
+        }
+    }
+
+    private mutating func skipValue() throws(SyncError) {
+        switch try byte() {
+        case 0, 5: return
+        case 1, 2: _ = try bigEndian()
+        case 3, 4: _ = try lengthPrefixed()
+        case let type: throw malformed("unknown value type \(type)")
+        }
+    }
+
+    private mutating func byte() throws(SyncError) -> UInt8 {
+        guard position < bytes.count else {
+            throw malformed("it ends in the middle of a change")
+        }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    private mutating func bigEndian() throws(SyncError) -> UInt64 {
+        guard bytes.count - position >= 8 else {
+            throw malformed("it ends in the middle of a value")
+        }
+        var value: UInt64 = 0
+        for offset in 0..<8 {
+            value = value << 8 | UInt64(bytes[position + offset])
+        }
+        position += 8
+        return value
+    }
+
+    private mutating func lengthPrefixed() throws(SyncError) -> ArraySlice<UInt8> {
+        let length = try varint()
+        guard length <= UInt64(bytes.count - position) else {
+            throw malformed("a value longer than the bytes left")
+        }
+        defer { position += Int(length) }
+        return bytes[position..<(position + Int(length))]
+    }
+
+    /// A SQLite varint (see ``Changeset/appendVarint(_:to:)``).
+    private mutating func varint() throws(SyncError) -> UInt64 {
+        var value: UInt64 = 0
+        for index in 0..<9 {
+            let next = try byte()
+            if index == 8 {
+                return value << 8 | UInt64(next)
+            }
+            value = value << 7 | UInt64(next & 0x7f)
+            if next & 0x80 == 0 {
+                return value
+            }
+        }
+        return value
+    }
+
+    private func malformed(_ reason: String) -> SyncError {
+        .malformedChangeset(reason: "\(reason) (at byte \(position))")
+    }
+}

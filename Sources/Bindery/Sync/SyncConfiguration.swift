@@ -1,0 +1,44 @@
+/// Which tables of a database are synced, set on ``Database/Options/sync`` before the database opens,
+/// so that change capture is in place before the first write.
+///
+/// ```swift
+/// var options = Database.Options()
+/// options.sync = SyncConfiguration(tables: [SyncTable(Todo.self, policy: .fieldWise)])
+/// let db = try Database(path: "todos.sqlite", options: options)
+/// try await migrator.migrate(db)
+/// let copy = try await SyncCopy(database: db, transport: InProcessSyncTransport(hub: hub))
+/// ```
+///
+/// Opening the database then creates Bindery's sync tables (`bindery_sync_state`,
+/// `bindery_sync_outbox`, `bindery_sync_conflicts`) and records every committed write transaction
+/// that changes a synced table as one changeset in the outbox, in the same transaction. It throws
+/// ``SyncError/sessionExtensionUnavailable(missingOption:)`` when SQLite lacks the session extension.
+/// The synced tables themselves may be created later, by migrations: each is checked when a
+/// ``SyncCopy`` opens and whenever the schema changes.
+public struct SyncConfiguration: Sendable, DatabaseWriterExtension {
+    /// The synced tables.
+    public var tables: [SyncTable]
+
+    /// Syncs `tables`.
+    public init(tables: [SyncTable]) {
+        self.tables = tables
+    }
+
+    /// The table named `name` (compared as SQLite compares names, ASCII case folded).
+    func table(named name: String) -> SyncTable? {
+        tables.first { $0.name.lowercased() == name.lowercased() }
+    }
+
+    func install(on writer: Connection) throws {
+        let capture = try SyncCapture(configuration: self, connection: writer)
+        writer.setTransactionParticipant(capture)
+    }
+}
+
+extension Database.Options {
+    /// The tables this database syncs with other copies (see <doc:Sync>); nil (the default) for none.
+    public var sync: SyncConfiguration? {
+        get { writerExtension as? SyncConfiguration }
+        set { writerExtension = newValue }
+    }
+}

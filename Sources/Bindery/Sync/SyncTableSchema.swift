@@ -1,0 +1,103 @@
+/// The columns of a synced table, read from the database, and the check that its primary key is
+/// safe to sync.
+struct SyncTableSchema {
+    /// The table's name as the schema spells it.
+    var name: String
+    /// The columns, in the table's order (the order of a changeset's values).
+    var columns: [String]
+    /// For each column, whether it belongs to the primary key.
+    var primaryKey: [Bool]
+
+    /// Reads `table`'s columns; throws ``SyncError/noSuchTable(_:)`` or
+    /// ``SyncError/unsafeKey(table:reason:)``.
+    init(table: String, on connection: Connection) throws {
+        let rows = try connection.rows(
+            "SELECT name, type, pk FROM pragma_table_info(?) ORDER BY cid", arguments: [.text(table)])
+        guard !rows.isEmpty else {
+            throw SyncError.noSuchTable(table)
+        }
+        var columns: [String] = []
+        var types: [String] = []
+        var primaryKey: [Bool] = []
+        for row in rows {
+            guard case .text(let name) = row.values[0], case .integer(let pk) = row.values[2] else {
+                throw SyncError.noSuchTable(table)
+            }
+            columns.append(name)
+            if case .text(let type) = row.values[1] {
+                types.append(type)
+            } else {
+                types.append("")
+            }
+            primaryKey.append(pk > 0)
+        }
+        let names = try connection.rows(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE", arguments: [.text(table)]
+        )
+        if case .text(let spelt) = names.first?.values.first {
+            self.name = spelt
+        } else {
+            self.name = table
+        }
+        self.columns = columns
+        self.primaryKey = primaryKey
+        let keyColumns = primaryKey.indices.filter { primaryKey[$0] }
+        guard !keyColumns.isEmpty else {
+            throw SyncError.unsafeKey(
+                table: table,
+                reason: "it has no PRIMARY KEY, and only rows with a key can be matched between copies: declare a "
+                    + "UUID (TEXT) or another TEXT primary key that the app chooses")
+        }
+        if keyColumns.count == 1, types[keyColumns[0]].uppercased() == "INTEGER" {
+            // An INTEGER PRIMARY KEY of a rowid table is the rowid; a WITHOUT ROWID table has an index
+            // whose origin is "pk" instead.
+            let withoutRowID = try connection.rows(
+                "SELECT 1 FROM pragma_index_list(?) WHERE origin = 'pk'", arguments: [.text(table)])
+            if withoutRowID.isEmpty {
+                throw SyncError.unsafeKey(
+                    table: table,
+                    reason: "its INTEGER PRIMARY KEY \(columns[keyColumns[0]]) is the rowid, which each copy assigns "
+                        + "from its own counter, so two copies give the same id to different rows: use a UUID "
+                        + "(stored as TEXT) or another TEXT key that the app chooses")
+            }
+        }
+    }
+
+    /// The values of the key columns in `row`.
+    func key(of row: [SQLiteValue?]) -> [SQLiteValue] {
+        var key: [SQLiteValue] = []
+        for (value, isKey) in zip(row, primaryKey) where isKey {
+            key.append(value ?? SQLiteValue.null)
+        }
+        return key
+    }
+
+    /// `WHERE` text matching the key columns, one `?` each, in column order.
+    var keyCondition: String {
+        zip(columns, primaryKey).filter(\.1).map { "\(SQL.quote(identifier: $0.0)) IS ?" }.joined(separator: " AND ")
+    }
+
+    /// The whole row with key `key`, or nil.
+    func currentRow(key: [SQLiteValue], on connection: Connection) throws -> [SQLiteValue]? {
+        let rows = try connection.rows(
+            "SELECT \(columns.map { SQL.quote(identifier: $0) }.joined(separator: ", ")) FROM "
+                + "\(SQL.quote(identifier: name)) WHERE \(keyCondition)", arguments: key)
+        return rows.first?.values
+    }
+
+    /// Writes `row` (every column) as the row with its key, inserting or replacing it.
+    func write(_ row: [SQLiteValue], on connection: Connection) throws {
+        let names = columns.map { SQL.quote(identifier: $0) }
+        let updates = names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        let keys = zip(names, primaryKey).filter(\.1).map(\.0).joined(separator: ", ")
+        try connection.execute(
+            "INSERT INTO \(SQL.quote(identifier: name))(\(names.joined(separator: ", "))) VALUES "
+                + "(\(names.map { _ in "?" }.joined(separator: ", "))) ON CONFLICT(\(keys)) DO UPDATE SET \(updates)",
+            arguments: row)
+    }
+
+    /// Deletes the row with key `key`.
+    func delete(key: [SQLiteValue], on connection: Connection) throws {
+        try connection.execute("DELETE FROM \(SQL.quote(identifier: name)) WHERE \(keyCondition)", arguments: key)
+    }
+}
