@@ -24,8 +24,13 @@ final class SyncCapture: TransactionParticipant {
     /// Whether a pull is applying changes now: nothing is recorded, and commits are allowed.
     private(set) var isSuspended = false
 
-    init(configuration: SyncConfiguration, connection: Connection) throws {
-        if let missing = Session.missingCompileOption {
+    /// Capture of `configuration`'s tables on `connection`; `missingOption` is the compile option the
+    /// SQLite in use lacks (``Session/missingCompileOption``), given by tests.
+    init(
+        configuration: SyncConfiguration, connection: Connection,
+        missingOption: String? = Session.missingCompileOption
+    ) throws {
+        if let missing = missingOption {
             throw SyncError.sessionExtensionUnavailable(missingOption: missing)
         }
         self.configuration = configuration
