@@ -37,6 +37,9 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     case unsupportedProtocolVersion(Int)
     /// A copy pushed changeset `sequence` twice with different contents: the hub kept the first.
     case conflictingRetry(copy: String, sequence: Int64)
+    /// The hub database at `path` has hub tables of version `version`, written by a newer Bindery
+    /// than this one, which reads version `supported`: open it with a newer Bindery.
+    case newerHub(path: String, version: Int64, supported: Int64)
     /// The copy's sync state was changed or removed by something other than Bindery: `reason` says
     /// what was found.
     case corruptState(reason: String)
@@ -64,6 +67,9 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
             return "sync protocol version \(version) is not supported"
         case .conflictingRetry(let copy, let sequence):
             return "copy \(copy) pushed its changeset \(sequence) again with different contents"
+        case .newerHub(let path, let version, let supported):
+            return "the hub database \(path) has hub tables of version \(version), newer than the \(supported) this "
+                + "Bindery reads: open it with a newer Bindery"
         case .corruptState(let reason):
             return "the sync state of this database is damaged: \(reason)"
         }
