@@ -85,6 +85,31 @@ import Testing
         }
     }
 
+    @Test func aPushThatFailsHalfwayStoresNothingOfIt() async throws {
+        try await Support.withHubPath { path in
+            try await SyncHub(path: path).close()
+            // A trigger stands for a failure of SQLite (a full disk …) at the push's second insert.
+            let conn = try Connection(path: path)
+            try conn.execute(
+                """
+                CREATE TRIGGER fail_third BEFORE INSERT ON bindery_hub_log WHEN NEW.copy_sequence = 3
+                BEGIN SELECT RAISE(ABORT, 'the disk is full'); END
+                """, arguments: [])
+            conn.close()
+
+            let hub = try await SyncHub(path: path)
+            _ = try await Support.push(hub, copy: "a", [(1, Support.bytes("1"))])
+            await #expect(throws: SQLiteError.self) {
+                _ = try await Support.push(hub, copy: "a", [(2, Support.bytes("2")), (3, Support.bytes("3"))])
+            }
+            #expect(try await hub.entryCount == 1)
+            #expect(try await hub.head() == 1)
+            // The sequence number the failed push took is given again: no gap in the order.
+            #expect(try await Support.push(hub, copy: "a", [(2, Support.bytes("2"))]).sequences == [2])
+            try await hub.close()
+        }
+    }
+
     @Test func aHubFileOfANewerBinderyOrWithDamagedTablesIsRefused() async throws {
         try await Support.withHubPath { path in
             try await SyncHub(path: path).close()

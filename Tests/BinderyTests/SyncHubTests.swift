@@ -66,7 +66,7 @@ import Testing
         let hub = try await SyncHub.inMemory()
         _ = try await Support.push(hub, copy: "a", [(1, Support.bytes("1")), (2, Support.bytes("2"))])
 
-        // Changeset 3 comes first and is new: it must not be kept when changeset 2 conflicts.
+        // Changeset 3 of the same push is new: it is not kept either when changeset 2 conflicts.
         await #expect(throws: SyncError.conflictingRetry(copy: "a", sequence: 2)) {
             _ = try await Support.push(
                 hub, copy: "a", [(2, Support.bytes("other")), (3, Support.bytes("3"))])
