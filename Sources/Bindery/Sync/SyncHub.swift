@@ -31,8 +31,10 @@ public actor SyncHub {
     /// About how many changeset bytes one pull returns at most (it returns at least one entry).
     static let pullByteBudget = 32 << 20
 
-    /// The database that holds the log.
-    let database: Database
+    /// The database that holds the log. The hub has no other state: its methods are `nonisolated`,
+    /// so that requests are decoded and encoded in parallel, and the database orders their work
+    /// (one write at a time, reads beside it).
+    nonisolated let database: Database
 
     /// Opens the hub database file at `path`, creating it and the hub's tables when they are
     /// missing.
@@ -88,7 +90,7 @@ public actor SyncHub {
     /// ascend, and a new changeset whose sequence is below one the copy pushed before each throw
     /// ``SyncError/malformedMessage(reason:)`` (``SyncError/unsupportedProtocolVersion(_:)`` for
     /// another protocol version). After any error nothing of the push is stored.
-    public func handlePush(_ request: Data) async throws -> Data {
+    public nonisolated func handlePush(_ request: Data) async throws -> Data {
         try await push(SyncPushRequest.decode(request)).encoded()
     }
 
@@ -102,18 +104,18 @@ public actor SyncHub {
     ///
     /// A message that is not a pull request throws ``SyncError/malformedMessage(reason:)``, one of
     /// another protocol version ``SyncError/unsupportedProtocolVersion(_:)``.
-    public func handlePull(_ request: Data) async throws -> Data {
+    public nonisolated func handlePull(_ request: Data) async throws -> Data {
         try await pull(SyncPullRequest.decode(request)).encoded()
     }
 
     /// Stores a push: see ``handlePush(_:)``.
-    func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
+    nonisolated func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
         try SyncHub.validate(request)
         return try await database.write { conn in try SyncHub.store(request, in: conn) }
     }
 
     /// Answers a pull: see ``handlePull(_:)``.
-    func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
+    nonisolated func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
         try request.checkVersion()
         let limit = min(max(request.limit, 1), SyncHub.maximumPullLimit)
         return try await database.read { conn in
@@ -128,7 +130,7 @@ public actor SyncHub {
     /// ```swift
     /// let head = try await hub.head()
     /// ```
-    public func head() async throws -> Int64 {
+    public nonisolated func head() async throws -> Int64 {
         try await database.read { conn in try SyncHub.head(in: conn) }
     }
 
@@ -137,7 +139,7 @@ public actor SyncHub {
     /// ```swift
     /// let count = try await hub.entryCount
     /// ```
-    public var entryCount: Int {
+    public nonisolated var entryCount: Int {
         get async throws {
             try await database.read { conn in
                 try conn.rows("SELECT COUNT(*) FROM bindery_hub_log", arguments: []).first?[0] ?? 0
@@ -151,7 +153,7 @@ public actor SyncHub {
     /// ```swift
     /// try await hub.close()
     /// ```
-    public func close() async throws {
+    public nonisolated func close() async throws {
         try await database.close()
     }
 }
