@@ -48,6 +48,12 @@ let package = Package(
             path: "Examples/Persistence",
             exclude: ["README.md"]
         ),
+        .executableTarget(
+            name: "todo-sync",
+            dependencies: ["Bindery"],
+            path: "Examples/TodoSync",
+            exclude: ["README.md"]
+        ),
         // The Northwind fixture the tests and the benchmark read, expanded from Tests/Fixtures.
         .target(
             name: "NorthwindFixture",
