@@ -51,6 +51,19 @@ import Testing
         }
     }
 
+    @Test func aFileTransportWhoseOpeningFailedTriesAgainAtItsNextCall() async throws {
+        try await Support.withHubPath { path in
+            let folder = (path as NSString).deletingLastPathComponent + "/later"
+            let transport = FileSyncTransport(hubPath: folder + "/hub.sqlite")
+            let body = try Support.pushBody(copy: "a", [(1, Support.bytes("1"))])
+            await #expect(throws: SQLiteError.self) { _ = try await transport.push(body) }
+
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            #expect(try SyncPushResponse.decode(await transport.push(body)).sequences == [1])
+            try await transport.close()
+        }
+    }
+
     @Test func aHubSurvivesReopening() async throws {
         try await Support.withHubPath { path in
             let hub = try await SyncHub(path: path)
