@@ -156,3 +156,30 @@ struct SyncPullTests {
         #expect(try await b.status().lastError == nil)
     }
 }
+
+@Suite("Sync resolver keys")
+struct SyncResolverKeyTests {
+    @Test func aMergedRecordWithAnotherKeyIsRefusedNotWrittenElsewhere() async throws {
+        let policy = SyncPolicy.resolve(SyncTodo.self) { conflict in
+            .merged(SyncTodo(id: "other", title: "merged", done: false, rank: 0))
+        }
+        let fixture = try await SyncFixture.make(policy: policy)
+        let (a, b) = (fixture.copies[0], fixture.copies[1])
+        try await a.database.insert(SyncTodo(id: "1", title: "milk", done: false, rank: 1))
+        try await fixture.settle()
+        try await a.database.update(SyncTodo(id: "1", title: "A", done: false, rank: 1))
+        try await a.push()
+        try await b.database.update(SyncTodo(id: "1", title: "B", done: false, rank: 1))
+        try await b.push()
+        do {
+            try await a.pull()
+            Issue.record("a merged record with another key was written")
+        } catch SyncError.cannotApply(let sequence, let table, let key, let reason) {
+            #expect(sequence == 3)
+            #expect(table == "todos")
+            #expect(key == "'1'")
+            #expect(reason.contains("'other'"))
+        }
+        #expect(try await fixture.todos(0) == [SyncTodo(id: "1", title: "A", done: false, rank: 1)])
+    }
+}

@@ -403,3 +403,15 @@ extension Connection {
         return stored
     }
 }
+
+extension Connection {
+    /// The values of `record`'s primary-key columns, in ``Record/primaryKey`` order, as `record`'s
+    /// row would store them.
+    func primaryKeyValues<T: Record>(of record: T) throws -> [SQLiteValue] {
+        let state = recordContext.state(for: T.self)
+        return try state.withEncoder { encoder in
+            try encoder.encodeRow(record)
+            return try state.primaryKeyValues(in: encoder.row)
+        }
+    }
+}

@@ -16,6 +16,8 @@ struct AnySyncResolver: Sendable {
     struct Versions {
         var table: String
         var columns: [String]
+        /// For each column, whether it belongs to the primary key.
+        var primaryKey: [Bool]
         var key: [SQLiteValue]
         var base: [SQLiteValue]?
         var local: [SQLiteValue]?
@@ -41,7 +43,20 @@ struct AnySyncResolver: Sendable {
             case .keepLocal: return .keepLocal
             case .keepRemote: return .keepRemote
             case .delete: return .delete
-            case .merged(let record): return .merged { try $0.upsert(record) }
+            case .merged(let record):
+                // The merged record must be the conflict's row: another key would write another row.
+                let keyColumns = zip(versions.columns, versions.primaryKey).filter(\.1).map { $0.0.lowercased() }
+                let expected = Dictionary(uniqueKeysWithValues: zip(keyColumns, versions.key))
+                let values = try connection.primaryKeyValues(of: record)
+                let given = Dictionary(
+                    T.primaryKey.map { $0.lowercased() }.enumerated().map { ($1, values[$0]) },
+                    uniquingKeysWith: { a, _ in a })
+                guard given == expected else {
+                    throw SyncError.cannotApply(
+                        sequence: nil, table: versions.table, key: SyncState.describe(versions.key),
+                        reason: "the resolver's merged record has the key \(SyncState.describe(values)), not the row's")
+                }
+                return .merged { try $0.upsert(record) }
             }
         }
     }

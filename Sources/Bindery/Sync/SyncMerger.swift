@@ -114,11 +114,13 @@ struct SyncMerger {
     ) throws -> ChangesetConflict.Action {
         let rebasing = hubSequence == nil
         let versions = AnySyncResolver.Versions(
-            table: schema.name, columns: schema.columns, key: key, base: base,
+            table: schema.name, columns: schema.columns, primaryKey: schema.primaryKey, key: key, base: base,
             local: rebasing ? incoming : current, remote: rebasing ? current : incoming)
         let decision: AnySyncResolver.Decision
         do {
             decision = try resolver.decide(versions, on: connection)
+        } catch SyncError.cannotApply(_, let table, let key, let reason) {
+            throw SyncError.cannotApply(sequence: hubSequence, table: table, key: key, reason: reason)
         } catch let error as SyncError {
             throw error
         } catch {
