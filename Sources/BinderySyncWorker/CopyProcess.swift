@@ -76,7 +76,8 @@ struct CopyProcess {
     // MARK: The workload
 
     /// Runs random write transactions for `seconds`, syncing every few transactions unless the copy
-    /// is offline (a partition of 8 to 40 transactions, started now and then).
+    /// is offline (a partition, started now and then, of 8 to 40 transactions or one in eight times 60 to
+    /// 250).
     func runWorkload(seed: UInt64, seconds: Double) async throws {
         var random = SeededRandom(seed: seed)
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
@@ -92,7 +93,11 @@ struct CopyProcess {
                     try events.append(["online"], durable: false)
                 }
             } else if random.chance(4) {
-                offline = Int.random(in: 8...40, using: &random)
+                // Mostly short partitions; one in eight long enough that the copy comes back to more
+                // than one pull batch (256 changesets) and a long rebase.
+                offline =
+                    random.chance(12)
+                    ? Int.random(in: 60...250, using: &random) : Int.random(in: 8...40, using: &random)
                 try events.append(["offline \(offline)"], durable: false)
             } else {
                 untilSync -= 1

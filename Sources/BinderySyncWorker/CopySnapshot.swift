@@ -13,6 +13,9 @@ struct CopySnapshot {
     var integrityProblems: [String] = []
     var status: SyncStatus?
     var conflicts: [SyncConflictRecord] = []
+    /// Per "table/key" (the key as the conflict log writes it), when its last conflict decision
+    /// was logged (Unix milliseconds).
+    var lastConflictTimes: [String: Int64] = [:]
 
     /// Reads the copy of `database`, opened as a ``SyncCopy`` as `copy`.
     static func read(name: String, database: Database, copy: SyncCopy) async throws -> CopySnapshot {
@@ -26,6 +29,23 @@ struct CopySnapshot {
             snapshot.checksums[table] = SHA256.hex(Array(dump.lines.joined(separator: "\n").utf8))
             snapshot.tokens[table] = dump.tokens
             snapshot.rowCounts[table] = dump.lines.count
+        }
+        snapshot.lastConflictTimes = try await database.read { conn in
+            var times: [String: Int64] = [:]
+            let rows = try conn.rows(
+                """
+                SELECT table_name, key, max(CAST(round((julianday(recorded_at) - 2440587.5) * 86400000) AS INTEGER))
+                FROM bindery_sync_conflicts GROUP BY table_name, key
+                """, arguments: [])
+            for row in rows {
+                guard case .text(let table) = row.values[0], case .text(let key) = row.values[1],
+                    case .integer(let time) = row.values[2]
+                else {
+                    throw WorkerFailure("a row of bindery_sync_conflicts has no table, key or time: \(row.values)")
+                }
+                times[table + "/" + key] = time
+            }
+            return times
         }
         snapshot.foreignKeyViolations = try await database.read { conn in
             try conn.rows("PRAGMA foreign_key_check", arguments: []).map { row in

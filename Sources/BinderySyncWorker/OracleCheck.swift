@@ -7,11 +7,12 @@
 /// - **superseded** when a committed write has previousToken == T (it read T and overwrote or
 ///   deleted it in the same transaction);
 /// - **conflict-logged** when any copy (or the replay) logged a conflict decision for K's table and
-///   key;
+///   key after W was written (a decision that dropped W cannot be older than W: this keeps the many
+///   conflicts of the shared keys from excusing a loss that came later);
 /// - otherwise **lost**.
 ///
 /// A delete of K that read token P is lost when K's final token is P again with no conflict logged
-/// for K (the deleted row came back).
+/// for K after the delete (the deleted row came back).
 struct OracleCheck {
     var acknowledgedTransactions = 0
     var acknowledgedWrites = 0
@@ -27,9 +28,13 @@ struct OracleCheck {
     var lost: [String] = []
     var unknownFinalTokens: [String] = []
 
+    /// How many milliseconds a conflict may seem older than the write it dropped (the log's
+    /// `recorded_at` is rounded to the millisecond).
+    static let clockSlack: Int64 = 2
+
     /// Checks the oracle files of `copies` against the final `tokens` (table -> key -> token) and
-    /// the conflict keys ("table/'key'") logged anywhere.
-    init(files: WorkerFiles, copies: Int, tokens: [String: [String: String?]], conflictKeys: Set<String>) {
+    /// the time of the last conflict decision logged anywhere for each "table/'key'".
+    init(files: WorkerFiles, copies: Int, tokens: [String: [String: String?]], lastConflictTimes: [String: Int64]) {
         var intents: [TransactionID: [OracleEntry]] = [:]
         var acknowledged = Set<TransactionID>()
         var recovered: [TransactionID: Bool] = [:]
@@ -78,7 +83,8 @@ struct OracleCheck {
         for write in committed.sorted(by: { ($0.transaction, $0.key ?? "") < ($1.transaction, $1.key ?? "") }) {
             guard let table = write.table, let key = write.key else { continue }
             let finalToken = tokens[table]?[key] ?? nil
-            let logged = conflictKeys.contains(Self.conflictKey(table, key))
+            let logged =
+                lastConflictTimes[Self.conflictKey(table, key)].map { $0 + Self.clockSlack >= write.at ?? 0 } ?? false
             if write.op == "delete" {
                 if finalToken != nil, finalToken == write.previousToken, !logged {
                     lost.append(

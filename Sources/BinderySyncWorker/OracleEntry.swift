@@ -5,7 +5,7 @@ import Foundation
 /// - `write`: one row a write transaction wrote, appended (and flushed) inside the transaction just
 ///   before it commits: `op` is insert, update or delete, `token` the fresh token it set (none for a
 ///   delete), `previousToken` the token it read in the same transaction before overwriting or
-///   deleting the row (none for an insert).
+///   deleting the row (none for an insert), `at` the time (Unix milliseconds) just before the commit.
 /// - `ack`: appended (and flushed) after `db.write` returned: the transaction is acknowledged.
 /// - `recovered`: appended by the next run of the copy, before it does anything else, for a
 ///   transaction whose intents are logged but whose `ack` is not (killed between the intents and
@@ -20,6 +20,7 @@ struct OracleEntry: Codable, Sendable, Hashable {
     var op: String?
     var token: String?
     var previousToken: String?
+    var at: Int64?
     var committed: Bool?
 
     /// A row written by transaction `txn` of run `run` of copy `copy`.
@@ -32,11 +33,16 @@ struct OracleEntry: Codable, Sendable, Hashable {
             previousToken: previousToken)
     }
 
+    /// Now, in Unix milliseconds (the clock of the conflict log's `recorded_at`).
+    static func now() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
     /// The transaction's identity: copy, run and number.
     var transaction: TransactionID { TransactionID(copy: copy, run: run, txn: txn) }
 
     enum CodingKeys: String, CodingKey {
-        case kind, copy, run, txn, table, key, op, token, previousToken, committed
+        case kind, copy, run, txn, table, key, op, token, previousToken, at, committed
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -51,6 +57,7 @@ struct OracleEntry: Codable, Sendable, Hashable {
             try container.encode(op, forKey: .op)
             try container.encode(token, forKey: .token)
             try container.encode(previousToken, forKey: .previousToken)
+            try container.encodeIfPresent(at, forKey: .at)
         }
         try container.encodeIfPresent(committed, forKey: .committed)
     }

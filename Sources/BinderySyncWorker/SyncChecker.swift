@@ -59,13 +59,12 @@ struct SyncChecker {
         }
 
         // (d) The oracle.
-        var conflictKeys = Set<String>()
+        var conflictTimes: [String: Int64] = [:]
         for snapshot in [reference] + snapshots {
-            for conflict in snapshot.conflicts {
-                conflictKeys.insert(conflict.table + "/" + conflict.key)
-            }
+            conflictTimes.merge(snapshot.lastConflictTimes) { max($0, $1) }
         }
-        let oracle = OracleCheck(files: files, copies: copies, tokens: reference.tokens, conflictKeys: conflictKeys)
+        let oracle = OracleCheck(
+            files: files, copies: copies, tokens: reference.tokens, lastConflictTimes: conflictTimes)
         failures += oracle.failures
 
         print(figures(head: head, reference: reference, snapshots: snapshots, oracle: oracle).joined(separator: "\n"))
@@ -76,14 +75,15 @@ struct SyncChecker {
     private func figures(
         head: Int64, reference: CopySnapshot, snapshots: [CopySnapshot], oracle: OracleCheck
     ) -> [String] {
-        var events: [String: (calls: Int, changesets: Int)] = [:]
+        var events: [String: (calls: Int, changesets: Int, largest: Int)] = [:]
         for copy in 0..<copies {
             for line in AppendLog.lines(of: files.events(copy)) {
                 let parts = line.split(separator: " ")
                 guard let name = parts.first.map(String.init) else { continue }
                 let count = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-                events[name, default: (0, 0)].calls += 1
-                events[name, default: (0, 0)].changesets += count
+                events[name, default: (0, 0, 0)].calls += 1
+                events[name, default: (0, 0, 0)].changesets += count
+                events[name, default: (0, 0, 0)].largest = max(events[name]?.largest ?? 0, count)
             }
         }
         var lines = [
@@ -93,8 +93,9 @@ struct SyncChecker {
             "  killed between the oracle's intents and the acknowledgement: \(oracle.recoveredCommitted) committed, "
                 + "\(oracle.recoveredNotCommitted) not committed (found by the restarted copy)",
             "  pushes: \(events["push"]?.calls ?? 0) (\(events["push"]?.changesets ?? 0) changesets); "
-                + "pulls: \(events["pull"]?.calls ?? 0) (\(events["pull"]?.changesets ?? 0) changesets applied); "
-                + "partitions: \(events["offline"]?.calls ?? 0)",
+                + "pulls: \(events["pull"]?.calls ?? 0) (\(events["pull"]?.changesets ?? 0) changesets applied, "
+                + "at most \(events["pull"]?.largest ?? 0) in one pull); partitions: \(events["offline"]?.calls ?? 0) "
+                + "(the longest \(events["offline"]?.largest ?? 0) transactions)",
             "  committed writes: \(oracle.final) final, \(oracle.superseded) knowingly replaced, "
                 + "\(oracle.conflictLogged) lost to a logged conflict decision; deletes held: \(oracle.deletesHeld)",
             "  lost writes: \(oracle.lost.count); final tokens no committed write set: "

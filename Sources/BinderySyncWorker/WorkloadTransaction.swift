@@ -42,8 +42,14 @@ struct WorkloadTransaction: Sendable {
         if rollback {
             throw DeliberateRollback()
         }
-        try oracle.append(state.entries.map { try $0.line() }, durable: true)
-        return state.entries
+        let now = OracleEntry.now()
+        let entries = state.entries.map { entry in
+            var entry = entry
+            entry.at = now
+            return entry
+        }
+        try oracle.append(entries.map { try $0.line() }, durable: true)
+        return entries
     }
 
     /// The random source and the rows written so far.
