@@ -89,7 +89,8 @@ struct OracleCheck {
                 if finalToken != nil, finalToken == write.previousToken, !logged {
                     lost.append(
                         "\(write.transaction): the delete of \(table) \(key) (token \(write.previousToken ?? "NULL")) "
-                            + "was undone: the row is back with that token, and no conflict is logged for it")
+                            + "was undone: the row is back with that token, and no conflict is logged for it after "
+                            + "the delete")
                 } else {
                     deletesHeld += 1
                 }
@@ -106,7 +107,7 @@ struct OracleCheck {
                 lost.append(
                     "\(write.transaction): the \(write.op ?? "write") of \(table) \(key) with token \(token) is "
                         + "lost: the final token is \(finalToken ?? "none (row missing)"), no committed write "
-                        + "replaced it, and no conflict is logged for the key")
+                        + "replaced it, and no conflict is logged for the key after it")
             }
         }
         for (table, rows) in tokens.sorted(by: { $0.key < $1.key }) {
