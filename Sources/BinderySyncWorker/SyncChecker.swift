@@ -96,6 +96,9 @@ struct SyncChecker {
                 + "pulls: \(events["pull"]?.calls ?? 0) (\(events["pull"]?.changesets ?? 0) changesets applied, "
                 + "at most \(events["pull"]?.largest ?? 0) in one pull); partitions: \(events["offline"]?.calls ?? 0) "
                 + "(the longest \(events["offline"]?.largest ?? 0) transactions)",
+            "  changesets in the hub that no finished push reported: "
+                + "\(head - Int64(events["push"]?.changesets ?? 0)) (a kill fell after the hub stored them; each was "
+                + "seen back by a pull or pushed again)",
             "  committed writes: \(oracle.final) final, \(oracle.superseded) knowingly replaced, "
                 + "\(oracle.conflictLogged) lost to a logged conflict decision; deletes held: \(oracle.deletesHeld)",
             "  lost writes: \(oracle.lost.count); final tokens no committed write set: "
