@@ -83,6 +83,11 @@ let package = Package(
             dependencies: ["Bindery"],
             path: "Sources/BinderyReplicationWriter"
         ),
+        .executableTarget(
+            name: "bindery-sync-worker",
+            dependencies: ["Bindery"],
+            path: "Sources/BinderySyncWorker"
+        ),
         .testTarget(
             name: "BinderyTests",
             dependencies: [
