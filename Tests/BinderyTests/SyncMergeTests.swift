@@ -91,6 +91,8 @@ struct SyncMergeTests {
         #expect(try await fixture.todos(1) == expected)
         let conflicts = try await a.conflicts()
         #expect(conflicts.map(\.kind) == ["update of a changed row"])
+        // a's title, overwritten by b's whole row, is what the decision dropped.
+        #expect(conflicts.first?.dropped == "id = '1', title = 'oat milk', done = 0, rank = 1")
     }
 
     @Test func fieldWiseKeepsEachSidesColumns() async throws {
@@ -106,6 +108,8 @@ struct SyncMergeTests {
         let expected = [SyncTodo(id: "1", title: "oat milk", done: true, rank: 3)]
         #expect(try await fixture.todos(0) == expected)
         #expect(try await fixture.todos(1) == expected)
+        // Only a's rank, which both changed, was dropped.
+        #expect(try await a.conflicts().map(\.dropped) == ["rank = 2"])
     }
 
     @Test func resolverSeesRecordsAndItsMergeReachesEveryCopy() async throws {
@@ -141,7 +145,10 @@ struct SyncMergeTests {
         try await fixture.settle()
         #expect(try await fixture.todos(0).isEmpty)
         #expect(try await fixture.todos(1).isEmpty)
-        #expect(try await b.conflicts().contains { $0.decision == "the delete wins" })
+        #expect(
+            try await b.conflicts().contains {
+                $0.decision == "the delete wins" && $0.dropped == "id = '1', title = 'milk', done = 1, rank = 1"
+            })
     }
 
     @Test func deleteAfterAnUpdateStillDeletes() async throws {

@@ -171,7 +171,7 @@ public actor SyncCopy {
     public func conflicts() async throws -> [SyncConflictRecord] {
         try await database.read { connection in
             try connection.rows(
-                "SELECT hub_sequence, table_name, key, kind, decision FROM bindery_sync_conflicts ORDER BY id",
+                "SELECT hub_sequence, table_name, key, kind, decision, dropped FROM bindery_sync_conflicts ORDER BY id",
                 arguments: []
             ).map { row in
                 guard case .text(let table) = row.values[1], case .text(let key) = row.values[2],
@@ -183,7 +183,12 @@ public actor SyncCopy {
                 if case .integer(let value) = row.values[0] {
                     sequence = value
                 }
-                return SyncConflictRecord(hubSequence: sequence, table: table, key: key, kind: kind, decision: decision)
+                var dropped: String?
+                if case .text(let value) = row.values[5] {
+                    dropped = value
+                }
+                return SyncConflictRecord(
+                    hubSequence: sequence, table: table, key: key, kind: kind, decision: decision, dropped: dropped)
             }
         }
     }

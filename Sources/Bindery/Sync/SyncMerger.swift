@@ -64,7 +64,8 @@ struct SyncMerger {
         if conflict.kind == .constraint {
             try log(
                 table, key, "constraint",
-                "the later change is dropped: it breaks a UNIQUE, CHECK or NOT NULL constraint")
+                "the later change is dropped: it breaks a UNIQUE, CHECK or NOT NULL constraint",
+                dropped: full(isDelete ? conflict.old : conflict.new), schema)
             return .omit
         }
         let base = conflict.kind == .conflict ? nil : full(conflict.old)
@@ -84,16 +85,17 @@ struct SyncMerger {
                 incoming: incoming, conflict: conflict)
         case .lastWriterWins, .fieldWise:
             if conflict.kind == .notFound {
-                try log(table, key, kind, "the delete wins")
+                try log(table, key, kind, "the delete wins", dropped: incoming, schema)
                 return .omit
             }
             if isDelete {
-                try log(table, key, kind, "the delete wins")
+                try log(table, key, kind, "the delete wins", dropped: current, schema)
                 return .replace
             }
             guard case .fieldWise = table.policy.kind, conflict.kind == .data, let base, let current, let incoming
             else {
-                try log(table, key, kind, "the later change wins the row (\(table.policy.name))")
+                try log(
+                    table, key, kind, "the later change wins the row (\(table.policy.name))", dropped: current, schema)
                 return .replace
             }
             // A column the later change did not change keeps the earlier one's value.
@@ -101,7 +103,11 @@ struct SyncMerger {
             if merged != current {
                 try schema.write(merged, on: connection)
             }
-            try log(table, key, kind, "merged column by column, the later change winning the columns both changed")
+            // What the merge dropped: the earlier values of the columns both changed.
+            let overwritten = current.indices.map { merged[$0] != current[$0] && base[$0] != current[$0] }
+            try log(
+                table, key, kind, "merged column by column, the later change winning the columns both changed",
+                dropped: overwritten.contains(true) ? current : nil, schema, only: overwritten)
             return .omit
         }
     }
@@ -138,19 +144,19 @@ struct SyncMerger {
         }
         switch decision {
         case .keepLocal:
-            try log(table, key, kind, "resolver: keep local")
+            try log(table, key, kind, "resolver: keep local", dropped: rebasing ? current : incoming, schema)
             return rebasing ? try takeIncoming() : .omit
         case .keepRemote:
-            try log(table, key, kind, "resolver: keep remote")
+            try log(table, key, kind, "resolver: keep remote", dropped: rebasing ? incoming : current, schema)
             return rebasing ? .omit : try takeIncoming()
         case .delete:
-            try log(table, key, kind, "resolver: delete")
+            try log(table, key, kind, "resolver: delete", dropped: current, schema)
             if current != nil {
                 try schema.delete(key: key, on: connection)
             }
             return .omit
         case .merged(let write):
-            try log(table, key, kind, "resolver: merged")
+            try log(table, key, kind, "resolver: merged", dropped: nil, schema)
             try write(connection)
             return .omit
         }
@@ -161,8 +167,13 @@ struct SyncMerger {
         values.isEmpty ? nil : values.map { $0 ?? .null }
     }
 
-    private func log(_ table: SyncTable, _ key: [SQLiteValue], _ kind: String, _ decision: String) throws {
+    /// Logs a decision with the values it dropped (of the columns `only` marks, or all).
+    private func log(
+        _ table: SyncTable, _ key: [SQLiteValue], _ kind: String, _ decision: String, dropped: [SQLiteValue]?,
+        _ schema: SyncTableSchema, only: [Bool]? = nil
+    ) throws {
         try SyncState.logConflict(
-            hubSequence: hubSequence, table: table.name, key: key, kind: kind, decision: decision, on: connection)
+            hubSequence: hubSequence, table: table.name, key: key, kind: kind, decision: decision,
+            dropped: dropped.map { SyncState.describe($0, columns: schema.columns, only: only) }, on: connection)
     }
 }

@@ -63,14 +63,16 @@ struct SyncOrphans {
             "\(parentName).\(SQL.quote(identifier: $1)) = \(child).\(SQL.quote(identifier: $0))"
         }.joined(separator: " AND ")
         let orphan = "\(notNull) AND NOT EXISTS (SELECT 1 FROM \(parentName) WHERE \(matches))"
-        let keyColumns = zip(schema.columns, schema.primaryKey).filter(\.1).map { SQL.quote(identifier: $0.0) }
-        let keys = try connection.rows(
-            "SELECT \(keyColumns.joined(separator: ", ")) FROM \(child) WHERE \(orphan)", arguments: [])
-        for key in keys {
+        let names = schema.columns.map { SQL.quote(identifier: $0) }
+        let rows = try connection.rows(
+            "SELECT \(names.joined(separator: ", ")) FROM \(child) WHERE \(orphan)", arguments: [])
+        for row in rows {
+            let key = schema.key(of: row.values)
             try SyncState.logConflict(
-                hubSequence: hubSequence, table: schema.name, key: key.values, kind: "row without its parent",
-                decision: "deleted: its parent \(parent) row was deleted", on: connection)
-            try schema.delete(key: key.values, on: connection)
+                hubSequence: hubSequence, table: schema.name, key: key, kind: "row without its parent",
+                decision: "deleted: its parent \(parent) row was deleted",
+                dropped: SyncState.describe(row.values, columns: schema.columns), on: connection)
+            try schema.delete(key: key, on: connection)
         }
     }
 }

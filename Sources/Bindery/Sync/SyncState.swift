@@ -39,6 +39,7 @@ enum SyncState {
                     key TEXT NOT NULL,
                     kind TEXT NOT NULL,
                     decision TEXT NOT NULL,
+                    dropped TEXT,
                     recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f', 'now')));
                 """)
         try connection.execute(
@@ -120,23 +121,30 @@ enum SyncState {
 
     /// Logs a conflict decision.
     static func logConflict(
-        hubSequence: Int64?, table: String, key: [SQLiteValue], kind: String, decision: String,
+        hubSequence: Int64?, table: String, key: [SQLiteValue], kind: String, decision: String, dropped: String?,
         on connection: Connection
     ) throws {
         try connection.execute(
             """
-            INSERT INTO bindery_sync_conflicts(hub_sequence, table_name, key, kind, decision)
-            VALUES (?, ?, ?, ?, ?)
+            INSERT INTO bindery_sync_conflicts(hub_sequence, table_name, key, kind, decision, dropped)
+            VALUES (?, ?, ?, ?, ?, ?)
             """,
             arguments: [
                 hubSequence.map { .integer($0) } ?? .null, .text(table), .text(describe(key)), .text(kind),
-                .text(decision),
+                .text(decision), dropped.map { .text($0) } ?? .null,
             ])
     }
 
     /// A key as the conflict log and errors show it: its values as SQL literals, comma-separated.
     static func describe(_ key: [SQLiteValue]) -> String {
         key.map(\.description).joined(separator: ", ")
+    }
+
+    /// A row's values as the conflict log shows them: `name = literal`, comma-separated, for the
+    /// columns `only` marks (all when nil).
+    static func describe(_ row: [SQLiteValue], columns: [String], only: [Bool]? = nil) -> String {
+        zip(columns, row).enumerated().filter { only?[$0.offset] ?? true }
+            .map { "\($0.element.0) = \($0.element.1.description)" }.joined(separator: ", ")
     }
 
     /// The copy's schema version: how many migrations its ``Migrator`` applied (0 without one).

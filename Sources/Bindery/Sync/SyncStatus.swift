@@ -27,4 +27,8 @@ public struct SyncConflictRecord: Sendable, Hashable {
     public let kind: String
     /// What was decided.
     public let decision: String
+    /// The values the decision dropped, as `column = value` pairs (a value written on a copy that
+    /// another copy's later change overwrote, a row deleted, a change refused); nil when nothing was
+    /// dropped (a merge that kept every change).
+    public let dropped: String?
 }
