@@ -7,8 +7,8 @@
 /// - **superseded** when a committed write has previousToken == T (it read T and overwrote or
 ///   deleted it in the same transaction);
 /// - **conflict-logged** when any copy (or the replay) logged a conflict decision for K's table and
-///   key after W was written (a decision that dropped W cannot be older than W: this keeps the many
-///   conflicts of the shared keys from excusing a loss that came later);
+///   key whose dropped values (``SyncConflictRecord/dropped``) hold T: the decision that dropped W
+///   names it;
 /// - otherwise **lost**.
 ///
 /// A delete of K that read token P is lost when K's final token is P again with no conflict logged
@@ -34,7 +34,10 @@ struct OracleCheck {
 
     /// Checks the oracle files of `copies` against the final `tokens` (table -> key -> token) and
     /// the time of the last conflict decision logged anywhere for each "table/'key'".
-    init(files: WorkerFiles, copies: Int, tokens: [String: [String: String?]], lastConflictTimes: [String: Int64]) {
+    init(
+        files: WorkerFiles, copies: Int, tokens: [String: [String: String?]], lastConflictTimes: [String: Int64],
+        droppedTokens: Set<String>
+    ) {
         var intents: [TransactionID: [OracleEntry]] = [:]
         var acknowledged = Set<TransactionID>()
         var recovered: [TransactionID: Bool] = [:]
@@ -101,13 +104,13 @@ struct OracleCheck {
                 final += 1
             } else if replaced.contains(table + "/" + token) {
                 superseded += 1
-            } else if logged {
+            } else if droppedTokens.contains(Self.conflictKey(table, key) + "/" + token) {
                 conflictLogged += 1
             } else {
                 lost.append(
                     "\(write.transaction): the \(write.op ?? "write") of \(table) \(key) with token \(token) is "
                         + "lost: the final token is \(finalToken ?? "none (row missing)"), no committed write "
-                        + "replaced it, and no conflict is logged for the key after it")
+                        + "replaced it, and no conflict decision logged for the key dropped it")
             }
         }
         for (table, rows) in tokens.sorted(by: { $0.key < $1.key }) {
@@ -122,6 +125,19 @@ struct OracleCheck {
                 }
             }
         }
+    }
+
+    /// The tokens in a conflict record's dropped values (`token = '…'`).
+    static func tokens(inDropped dropped: String) -> [String] {
+        var found: [String] = []
+        var rest = dropped[...]
+        while let range = rest.range(of: "token = '") {
+            rest = rest[range.upperBound...]
+            guard let end = rest.firstIndex(of: "'") else { break }
+            found.append(String(rest[..<end]))
+            rest = rest[end...].dropFirst()
+        }
+        return found
     }
 
     /// The key of the conflict log's rows for `key` of `table`: its SQL literal.

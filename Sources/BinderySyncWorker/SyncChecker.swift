@@ -63,8 +63,18 @@ struct SyncChecker {
         for snapshot in [reference] + snapshots {
             conflictTimes.merge(snapshot.lastConflictTimes) { max($0, $1) }
         }
+        // The tokens each logged decision dropped, as "table/'key'/token".
+        var droppedTokens = Set<String>()
+        for snapshot in [reference] + snapshots {
+            for conflict in snapshot.conflicts {
+                for token in OracleCheck.tokens(inDropped: conflict.dropped ?? "") {
+                    droppedTokens.insert(conflict.table + "/" + conflict.key + "/" + token)
+                }
+            }
+        }
         let oracle = OracleCheck(
-            files: files, copies: copies, tokens: reference.tokens, lastConflictTimes: conflictTimes)
+            files: files, copies: copies, tokens: reference.tokens, lastConflictTimes: conflictTimes,
+            droppedTokens: droppedTokens)
         failures += oracle.failures
 
         print(figures(head: head, reference: reference, snapshots: snapshots, oracle: oracle).joined(separator: "\n"))
