@@ -9,6 +9,7 @@ typealias FuzzHarness = @Sendable (UnsafePointer<UInt8>?, Int) -> CInt
 
 /// The harnesses by the names scripts/fuzz gives them.
 let fuzzHarnesses: [String: FuzzHarness] = [
+    "changeset": changesetFuzz,
     "row-decoder": rowDecoderFuzz,
     "search-pattern": searchPatternFuzz,
     "sql": sqlFuzz,

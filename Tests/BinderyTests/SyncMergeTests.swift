@@ -76,6 +76,20 @@ struct SyncMergeTests {
         #expect(try await fixture.hub.head() == 4)
     }
 
+    @Test func aCompositeKeyInAnotherOrderThanItsColumnsSyncs() async throws {
+        // SQLite's apply compares the changeset's key positions with the table's and skips the table
+        // silently when they differ: the rewritten (full-row) changesets must keep them.
+        let fixture = try await SyncFixture.make(
+            extraSchema: "CREATE TABLE pairs(a TEXT, b TEXT, v TEXT, PRIMARY KEY (b, a));",
+            tables: [SyncTable(SyncTodo.self), SyncTable("pairs")])
+        let (a, b) = (fixture.copies[0], fixture.copies[1])
+        try await a.database.write { try $0.execute("INSERT INTO pairs VALUES ('x', 'y', 'one')", arguments: []) }
+        try await a.database.write { try $0.execute("UPDATE pairs SET v = 'two' WHERE a = 'x'", arguments: []) }
+        try await fixture.settle()
+        let rows = try await b.database.read { try $0.rows("SELECT a, b, v FROM pairs", arguments: []) }
+        #expect(rows.map(\.values) == [[.text("x"), .text("y"), .text("two")]])
+    }
+
     @Test func lastWriterWinsTakesTheWholeLaterRow() async throws {
         let fixture = try await SyncFixture.make(policy: .lastWriterWins)
         let (a, b) = (fixture.copies[0], fixture.copies[1])

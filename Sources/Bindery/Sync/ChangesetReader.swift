@@ -7,7 +7,11 @@ struct ChangesetReader {
     /// A table header: the table's name and which columns form its primary key.
     struct TableHeader: Equatable {
         var name: String
-        var primaryKey: [Bool]
+        /// For each column, its position in the primary key, or 0 (see ``Changeset/Table/keyFlags``).
+        var keyFlags: [UInt8]
+
+        /// For each column, whether it belongs to the primary key.
+        var primaryKey: [Bool] { keyFlags.map { $0 != 0 } }
     }
 
     private let bytes: [UInt8]
@@ -32,22 +36,22 @@ struct ChangesetReader {
         guard columnCount > 0, columnCount <= 32767, columnCount <= UInt64(bytes.count - position) else {
             throw malformed("a table of \(columnCount) columns")
         }
-        var primaryKey: [Bool] = []
-        primaryKey.reserveCapacity(Int(columnCount))
+        var keyFlags: [UInt8] = []
+        keyFlags.reserveCapacity(Int(columnCount))
         for _ in 0..<Int(columnCount) {
-            primaryKey.append(try byte() != 0)
+            keyFlags.append(try byte())
         }
         guard let end = bytes[position...].firstIndex(of: 0) else {
             throw malformed("a table name without its end")
         }
-        guard let name = String(validating: bytes[position..<end], as: UTF8.self), !name.isEmpty else {
+        guard let name = String(bytes: bytes[position..<end], encoding: .utf8), !name.isEmpty else {
             throw malformed("a table name that is not UTF-8")
         }
         position = end + 1
-        guard primaryKey.contains(true) else {
+        guard keyFlags.contains(where: { $0 != 0 }) else {
             throw malformed("table \(name) has no primary-key column")
         }
-        return TableHeader(name: name, primaryKey: primaryKey)
+        return TableHeader(name: name, keyFlags: keyFlags)
     }
 
     /// The next row change of the current table, or nil when a table header (or the end) comes next.

@@ -96,16 +96,18 @@ struct SyncPull {
                     sequence: entry.sequence, table: header.name, key: "", reason: "this copy does not sync the table")
             }
             let schema = try capture.schema(of: header.name, on: connection)
-            guard header.primaryKey.count <= schema.columns.count,
-                header.primaryKey
-                    == Array(
-                        schema.primaryKey.prefix(header.primaryKey.count))
-            else {
+            guard header.keyFlags.count <= schema.columns.count else {
                 throw SyncError.newerSchema(
                     sequence: entry.sequence, needed: entry.schemaVersion,
                     have: try capture.schemaVersion(on: connection))
             }
-            while try reader.skipChange(columnCount: header.primaryKey.count) {}
+            guard header.keyFlags == Array(schema.keyFlags.prefix(header.keyFlags.count)) else {
+                // sqlite3changeset_apply would skip the table without a word.
+                throw SyncError.cannotApply(
+                    sequence: entry.sequence, table: header.name, key: "",
+                    reason: "the changeset's primary key is not the table's here (other columns or another order)")
+            }
+            while try reader.skipChange(columnCount: header.keyFlags.count) {}
         }
     }
 }

@@ -6,7 +6,10 @@ struct SyncTableSchema {
     /// The columns, in the table's order (the order of a changeset's values).
     var columns: [String]
     /// For each column, whether it belongs to the primary key.
-    var primaryKey: [Bool]
+    var primaryKey: [Bool] { keyFlags.map { $0 != 0 } }
+    /// For each column, its position in the primary key (1 for the first), or 0: what a changeset of
+    /// the table holds in its header (``Changeset/Table/keyFlags``).
+    var keyFlags: [UInt8]
 
     /// Reads `table`'s columns; throws ``SyncError/noSuchTable(_:)`` or
     /// ``SyncError/unsafeKey(table:reason:)``.
@@ -18,7 +21,7 @@ struct SyncTableSchema {
         }
         var columns: [String] = []
         var types: [String] = []
-        var primaryKey: [Bool] = []
+        var keyFlags: [UInt8] = []
         for row in rows {
             guard case .text(let name) = row.values[0], case .integer(let pk) = row.values[2] else {
                 throw SyncError.noSuchTable(table)
@@ -29,7 +32,7 @@ struct SyncTableSchema {
             } else {
                 types.append("")
             }
-            primaryKey.append(pk > 0)
+            keyFlags.append(UInt8(clamping: pk))
         }
         let names = try connection.rows(
             "SELECT name FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE", arguments: [.text(table)]
@@ -40,8 +43,8 @@ struct SyncTableSchema {
             self.name = table
         }
         self.columns = columns
-        self.primaryKey = primaryKey
-        let keyColumns = primaryKey.indices.filter { primaryKey[$0] }
+        self.keyFlags = keyFlags
+        let keyColumns = keyFlags.indices.filter { keyFlags[$0] != 0 }
         guard !keyColumns.isEmpty else {
             throw SyncError.unsafeKey(
                 table: table,
