@@ -2,9 +2,9 @@ import Bindery
 import Foundation
 
 /// A row of the synced table the sync lines write: a UUID key (TEXT), three TEXT columns and an
-/// INTEGER, as an app's synced records look. It is ``StoredAsGiven`` (its row decodes back to the
-/// record), so that `insert` does no work beside the INSERT itself and capture's share shows in full.
-struct SyncedItem: Record, StoredAsGiven, Equatable {
+/// INTEGER, as an app's synced records look. (`insert` reads the row of a record with a `UUID` back by
+/// its rowid, on the synced and the unsynced database alike.)
+struct SyncedItem: Record, Equatable {
     static let tableName = "items"
     static let schema =
         "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, note TEXT NOT NULL, "
@@ -31,9 +31,6 @@ struct SyncedItem: Record, StoredAsGiven, Equatable {
     func changed(_ n: Int) -> SyncedItem {
         SyncedItem(id: id, n)
     }
-
-    /// The key is the UUID, not the rowid: nothing to set.
-    mutating func didInsert(rowID: Int64) {}
 
     /// The key as Bindery stores it (lowercase text), for the C loops.
     var key: String { id.uuidString.lowercased() }
