@@ -34,11 +34,15 @@ struct Changeset: Equatable {
     /// The changes of one table.
     struct Table: Equatable {
         var name: String
-        /// For each column, whether it belongs to the primary key.
-        var primaryKey: [Bool]
+        /// For each column, its position in the primary key (1 for the first key column), or 0: the
+        /// bytes of the header, which `sqlite3changeset_apply` compares with the table's own (a
+        /// mismatch makes it skip the table).
+        var keyFlags: [UInt8]
         var changes: [Change]
 
-        var columnCount: Int { primaryKey.count }
+        /// For each column, whether it belongs to the primary key.
+        var primaryKey: [Bool] { keyFlags.map { $0 != 0 } }
+        var columnCount: Int { keyFlags.count }
     }
 
     var tables: [Table]
@@ -52,8 +56,8 @@ struct Changeset: Equatable {
         var reader = ChangesetReader(bytes: bytes)
         var tables: [Table] = []
         while let header = try reader.nextTable() {
-            var table = Table(name: header.name, primaryKey: header.primaryKey, changes: [])
-            while let change = try reader.nextChange(columnCount: header.primaryKey.count) {
+            var table = Table(name: header.name, keyFlags: header.keyFlags, changes: [])
+            while let change = try reader.nextChange(columnCount: header.keyFlags.count) {
                 table.changes.append(change)
             }
             tables.append(table)
@@ -91,7 +95,7 @@ struct Changeset: Equatable {
         for table in tables where !table.changes.isEmpty {
             bytes.append(UInt8(ascii: "T"))
             Changeset.appendVarint(UInt64(table.columnCount), to: &bytes)
-            bytes.append(contentsOf: table.primaryKey.enumerated().map { $1 ? UInt8(truncatingIfNeeded: $0 + 1) : 0 })
+            bytes.append(contentsOf: table.keyFlags)
             bytes.append(contentsOf: Array(table.name.utf8))
             bytes.append(0)
             for change in table.changes {

@@ -87,6 +87,20 @@ struct ChangesetReader {
         return true
     }
 
+    /// Whether `bytes` hold an update (else every change holds a whole row already).
+    static func containsUpdate(_ bytes: [UInt8]) throws(SyncError) -> Bool {
+        var reader = ChangesetReader(bytes: bytes)
+        while let header = try reader.nextTable() {
+            while !reader.isAtEnd, reader.bytes[reader.position] != UInt8(ascii: "T") {
+                if reader.bytes[reader.position] == Changeset.Operation.update.rawValue {
+                    return true
+                }
+                guard try reader.skipChange(columnCount: header.keyFlags.count) else { break }
+            }
+        }
+        return false
+    }
+
     private mutating func record(columnCount: Int) throws(SyncError) -> [SQLiteValue?] {
         var values: [SQLiteValue?] = []
         values.reserveCapacity(columnCount)

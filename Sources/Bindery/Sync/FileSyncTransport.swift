@@ -14,7 +14,7 @@ import Foundation
 /// **Only on a local disk.** Never put the hub file on a network folder (NFS, SMB, a synced cloud
 /// folder): their file locking is not reliable for SQLite, and two processes can then corrupt the
 /// hub. Copies on several machines reach one hub through a server instead (see <doc:SyncProtocol>).
-public actor FileSyncTransport: SyncTransport {
+public actor FileSyncTransport: SyncTransport, SyncHubInProcess {
     /// The path of the hub database file.
     public nonisolated let hubPath: String
     /// The hub, once opened; the opening in progress, while it runs.
@@ -35,6 +35,10 @@ public actor FileSyncTransport: SyncTransport {
     /// Passes the request to ``SyncHub/handlePull(_:)`` of the hub file.
     public func pull(_ request: Data) async throws -> Data {
         try await openHub().handlePull(request)
+    }
+
+    func localHub() async throws -> SyncHub {
+        try await openHub()
     }
 
     /// Closes the hub file, if the transport opened it; later calls throw ``DatabaseError/closed``.

@@ -1,13 +1,14 @@
 import Foundation
 
-/// A transport to a ``SyncHub`` of the same process: each call goes straight to the hub, through
-/// the same JSON messages and checks as over a network.
+/// A transport to a ``SyncHub`` of the same process: each call goes straight to the hub, with the
+/// same messages and checks as over a network (a ``SyncCopy`` hands over the messages themselves,
+/// not their JSON).
 ///
 /// ```swift
 /// let hub = try await SyncHub.inMemory()
 /// let transport = InProcessSyncTransport(hub: hub)
 /// ```
-public struct InProcessSyncTransport: SyncTransport {
+public struct InProcessSyncTransport: SyncTransport, SyncHubInProcess {
     /// The hub the calls go to.
     public let hub: SyncHub
 
@@ -24,5 +25,9 @@ public struct InProcessSyncTransport: SyncTransport {
     /// Passes the request to ``SyncHub/handlePull(_:)``.
     public func pull(_ request: Data) async throws -> Data {
         try await hub.handlePull(request)
+    }
+
+    func localHub() async throws -> SyncHub {
+        hub
     }
 }

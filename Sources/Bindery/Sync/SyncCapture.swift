@@ -44,7 +44,8 @@ final class SyncCapture: TransactionParticipant {
 
     func willBegin(_ connection: Connection) throws {
         // Changes recorded and not committed (a transaction that rolled back) are dropped.
-        if session?.isEmpty == false, !isSuspended {
+        guard !isSuspended else { return }
+        if session?.isEmpty != true {
             try renew(on: connection)
         }
     }
@@ -52,17 +53,23 @@ final class SyncCapture: TransactionParticipant {
     func willCommit(_ connection: Connection) throws {
         guard !isSuspended else { return }
         try checkSchema(on: connection)
-        guard let session, !session.isEmpty else { return }
+        guard let session else {
+            throw SyncError.corruptState(reason: "change capture has no session to record this transaction")
+        }
+        guard !session.isEmpty else { return }
         let bytes = try session.changeset()
         try renew(on: connection)
         guard !bytes.isEmpty else { return }
-        let changeset = try completed(Changeset(parsing: bytes), on: connection)
-        guard !changeset.isEmpty else { return }
-        try SyncState.append(changeset.serialized(), schemaVersion: copySchemaVersion, on: connection)
+        // Inserts and deletes hold whole rows already; only updates are rewritten.
+        let stored = try ChangesetReader.containsUpdate(bytes) ? completed(Changeset(parsing: bytes), on: connection).serialized() : bytes
+        guard !stored.isEmpty else { return }
+        try SyncState.append(stored, schemaVersion: copySchemaVersion, on: connection)
     }
 
     func allowsCommit() -> Bool {
-        isSuspended || (session?.isEmpty ?? true)
+        guard !isSuspended else { return true }
+        guard let session else { return false }
+        return session.isEmpty
     }
 
     func connectionWillClose() {
@@ -75,14 +82,18 @@ final class SyncCapture: TransactionParticipant {
     /// Runs `body` with recording off (a pull applying the hub's changesets), then starts a new
     /// recording.
     func suspended<T>(on connection: Connection, _ body: () throws -> T) throws -> T {
+        // The session is closed rather than disabled: a disabled one is still called for every row
+        // the pull changes.
         isSuspended = true
-        session?.setEnabled(false)
+        session?.close()
+        session = nil
         defer {
             isSuspended = false
-            session?.setEnabled(true)
+            // Without a session nothing would be recorded: every later transaction makes one first
+            // (willBegin), and a commit outside one is refused (allowsCommit).
+            try? renew(on: connection)
         }
-        let result = try body()
-        return result
+        return try body()
     }
 
     /// Records the changes `body` makes to the synced tables, and returns them as a completed

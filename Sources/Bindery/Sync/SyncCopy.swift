@@ -87,7 +87,7 @@ public actor SyncCopy {
                 guard let last = outgoing.last else { return pushed }
                 let request = SyncPushRequest(copy: copyID, changesets: outgoing)
                 do {
-                    let response = try SyncPushResponse.decode(try await transport.push(request.encoded()))
+                    let response = try await send(request)
                     guard response.sequences.count == outgoing.count else {
                         throw SyncError.malformedMessage(
                             reason:
@@ -120,7 +120,7 @@ public actor SyncCopy {
             while true {
                 let after = try await database.read { try SyncState.read(on: $0).lastApplied }
                 let request = SyncPullRequest(after: after, limit: batch)
-                let response = try SyncPullResponse.decode(try await transport.pull(request.encoded()))
+                let response = try await send(request)
                 guard !response.changesets.isEmpty else { return applied }
                 let outcome: SyncPull.Outcome
                 do {
@@ -145,6 +145,23 @@ public actor SyncCopy {
                 }
             }
         }
+    }
+
+    /// Sends a push through the transport: as the message itself to a hub of this process, as
+    /// JSON to any other.
+    private func send(_ request: SyncPushRequest) async throws -> SyncPushResponse {
+        if let local = transport as? any SyncHubInProcess {
+            return try await local.localHub().push(request)
+        }
+        return try SyncPushResponse.decode(try await transport.push(request.encoded()))
+    }
+
+    /// Sends a pull through the transport (see ``send(_:)-(SyncPushRequest)``).
+    private func send(_ request: SyncPullRequest) async throws -> SyncPullResponse {
+        if let local = transport as? any SyncHubInProcess {
+            return try await local.localHub().pull(request)
+        }
+        return try SyncPullResponse.decode(try await transport.pull(request.encoded()))
     }
 
     // MARK: State

@@ -18,20 +18,27 @@ extension SyncMessage {
     /// version throws ``SyncError/unsupportedProtocolVersion(_:)``, whatever its other fields hold.
     static func decode(_ data: Data) throws(SyncError) -> Self {
         let decoder = JSONDecoder()
-        let version: Int
+        // One parse when the message reads (a pull response may hold megabytes of changesets); the
+        // version alone is read only to say why one does not.
+        let message: Self
         do {
-            version = try decoder.decode(SyncMessageVersion.self, from: data).version
+            message = try decoder.decode(Self.self, from: data)
         } catch {
+            let version: Int
+            do {
+                version = try decoder.decode(SyncMessageVersion.self, from: data).version
+            } catch let versionError {
+                throw SyncError.malformedMessage(reason: "\(messageName): \(SyncMessageFailure.describe(versionError))")
+            }
+            guard version == syncProtocolVersion else {
+                throw SyncError.unsupportedProtocolVersion(version)
+            }
             throw SyncError.malformedMessage(reason: "\(messageName): \(SyncMessageFailure.describe(error))")
         }
-        guard version == syncProtocolVersion else {
-            throw SyncError.unsupportedProtocolVersion(version)
+        guard message.version == syncProtocolVersion else {
+            throw SyncError.unsupportedProtocolVersion(message.version)
         }
-        do {
-            return try decoder.decode(Self.self, from: data)
-        } catch {
-            throw SyncError.malformedMessage(reason: "\(messageName): \(SyncMessageFailure.describe(error))")
-        }
+        return message
     }
 
     /// The message as JSON, with its keys sorted.

@@ -10,6 +10,12 @@ struct SyncTableSchema {
     /// For each column, its position in the primary key (1 for the first), or 0: what a changeset of
     /// the table holds in its header (``Changeset/Table/keyFlags``).
     var keyFlags: [UInt8]
+    /// `SELECT` of the whole row with a key (one `?` per key column, in column order).
+    private(set) var selectRowSQL = ""
+    /// `INSERT … ON CONFLICT DO UPDATE` of a whole row.
+    private(set) var writeRowSQL = ""
+    /// `DELETE` of the row with a key.
+    private(set) var deleteRowSQL = ""
 
     /// Reads `table`'s columns; throws ``SyncError/noSuchTable(_:)`` or
     /// ``SyncError/unsafeKey(table:reason:)``.
@@ -44,6 +50,7 @@ struct SyncTableSchema {
         }
         self.columns = columns
         self.keyFlags = keyFlags
+        makeSQL()
         let keyColumns = keyFlags.indices.filter { keyFlags[$0] != 0 }
         guard !keyColumns.isEmpty else {
             throw SyncError.unsafeKey(
@@ -75,32 +82,38 @@ struct SyncTableSchema {
         return key
     }
 
-    /// `WHERE` text matching the key columns, one `?` each, in column order.
-    var keyCondition: String {
-        zip(columns, primaryKey).filter(\.1).map { "\(SQL.quote(identifier: $0.0)) IS ?" }.joined(separator: " AND ")
+    /// Builds the statements' text once: a row is read and written for every updated row a
+    /// transaction captures.
+    private mutating func makeSQL() {
+        let names = columns.map { SQL.quote(identifier: $0) }
+        let table = SQL.quote(identifier: name)
+        let keys = zip(names, primaryKey).filter(\.1).map(\.0)
+        let condition = keys.map { "\($0) IS ?" }.joined(separator: " AND ")
+        selectRowSQL = "SELECT \(names.joined(separator: ", ")) FROM \(table) WHERE \(condition)"
+        deleteRowSQL = "DELETE FROM \(table) WHERE \(condition)"
+        let updates = names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        writeRowSQL =
+            "INSERT INTO \(table)(\(names.joined(separator: ", "))) VALUES "
+            + "(\(names.map { _ in "?" }.joined(separator: ", "))) ON CONFLICT(\(keys.joined(separator: ", "))) "
+            + "DO UPDATE SET \(updates)"
     }
 
     /// The whole row with key `key`, or nil.
     func currentRow(key: [SQLiteValue], on connection: Connection) throws -> [SQLiteValue]? {
-        let rows = try connection.rows(
-            "SELECT \(columns.map { SQL.quote(identifier: $0) }.joined(separator: ", ")) FROM "
-                + "\(SQL.quote(identifier: name)) WHERE \(keyCondition)", arguments: key)
-        return rows.first?.values
+        try connection.withStatement(selectRowSQL) { statement in
+            try statement.bind(arguments: key)
+            guard try statement.step() else { return nil }
+            return try (0..<Int32(columns.count)).map { try statement.value(at: $0) }
+        }
     }
 
     /// Writes `row` (every column) as the row with its key, inserting or replacing it.
     func write(_ row: [SQLiteValue], on connection: Connection) throws {
-        let names = columns.map { SQL.quote(identifier: $0) }
-        let updates = names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        let keys = zip(names, primaryKey).filter(\.1).map(\.0).joined(separator: ", ")
-        try connection.execute(
-            "INSERT INTO \(SQL.quote(identifier: name))(\(names.joined(separator: ", "))) VALUES "
-                + "(\(names.map { _ in "?" }.joined(separator: ", "))) ON CONFLICT(\(keys)) DO UPDATE SET \(updates)",
-            arguments: row)
+        try connection.execute(writeRowSQL, arguments: row)
     }
 
     /// Deletes the row with key `key`.
     func delete(key: [SQLiteValue], on connection: Connection) throws {
-        try connection.execute("DELETE FROM \(SQL.quote(identifier: name)) WHERE \(keyCondition)", arguments: key)
+        try connection.execute(deleteRowSQL, arguments: key)
     }
 }

@@ -35,3 +35,11 @@ public protocol SyncTransport: Sendable {
     /// Sends a pull request to the hub and returns its response.
     func pull(_ request: Data) async throws -> Data
 }
+
+/// A transport whose hub lives in this process (``InProcessSyncTransport``, ``FileSyncTransport``):
+/// a copy hands it the messages themselves, which the hub checks as it checks JSON ones, and
+/// nothing is encoded as JSON and base64 on the way.
+protocol SyncHubInProcess: SyncTransport {
+    /// The hub the calls go to.
+    func localHub() async throws -> SyncHub
+}
