@@ -26,8 +26,13 @@ public actor SyncCopy {
     private let transport: any SyncTransport
     /// The push or pull running now; the next waits for it.
     private var running: Task<Void, Never>?
-    /// How many changesets one push sends, and one pull asks for.
+    /// How many changesets one push sends, and one pull request asks for.
     private let batch = 256
+    /// How many pull requests' changesets one transaction of a pull applies at most.
+    private let batchesPerTransaction = 16
+    /// How many bytes of changesets one transaction of a pull applies at most (at least one
+    /// changeset).
+    private static let bytesPerTransaction = 64 << 20
 
     /// A copy of `database` (opened with ``Database/Options/sync``) that reaches its hub through
     /// `transport`. Checks every synced table: each must exist and have a key copies cannot give to
@@ -118,17 +123,30 @@ public actor SyncCopy {
         do {
             var applied = 0
             while true {
-                let after = try await database.read { try SyncState.read(on: $0).lastApplied }
-                let request = SyncPullRequest(after: after, limit: batch)
-                let response = try await send(request)
-                guard !response.changesets.isEmpty else { return applied }
+                // Pages of the log up to the head, or up to a transaction's worth: each transaction
+                // takes this copy's pending changes off and puts them back once.
+                var after = try await database.read { try SyncState.read(on: $0).lastApplied }
+                var entries: [SyncLogEntry] = []
+                var bytes = 0
+                var head: Int64 = 0
+                repeat {
+                    let response = try await send(SyncPullRequest(after: after, limit: batch))
+                    head = response.head
+                    guard let last = response.changesets.last else { break }
+                    entries += response.changesets
+                    bytes += response.changesets.reduce(0) { $0 + $1.changeset.count }
+                    after = last.sequence
+                } while after < head && entries.count < batchesPerTransaction * batch
+                    && bytes < SyncCopy.bytesPerTransaction
+                guard !entries.isEmpty else { return applied }
+                let batch = entries
                 let outcome: SyncPull.Outcome
                 do {
                     outcome = try await database.write { connection in
                         guard let capture = connection.transactionParticipant as? SyncCapture else {
                             throw SyncError.notSynced
                         }
-                        return try SyncPull(capture: capture, connection: connection).apply(response.changesets)
+                        return try SyncPull(capture: capture, connection: connection).apply(batch)
                     }
                 } catch {
                     // Nothing of the batch was applied; say why in the status.
@@ -140,7 +158,7 @@ public actor SyncCopy {
                 if let stop = outcome.stop {
                     throw stop
                 }
-                if outcome.lastApplied >= response.head {
+                if outcome.lastApplied >= head {
                     return applied
                 }
             }
