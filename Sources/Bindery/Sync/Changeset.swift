@@ -112,7 +112,8 @@ struct Changeset: Equatable {
         return bytes
     }
 
-    private static func append(record: [SQLiteValue?], columnCount: Int, to bytes: inout [UInt8]) {
+    /// Appends a record of `columnCount` values (nil: undefined) in the changeset format.
+    static func append(record: [SQLiteValue?], columnCount: Int, to bytes: inout [UInt8]) {
         for index in 0..<columnCount {
             guard index < record.count, let value = record[index] else {
                 bytes.append(0)
@@ -127,9 +128,8 @@ struct Changeset: Equatable {
                 appendBigEndian(real.bitPattern, to: &bytes)
             case .text(let text):
                 bytes.append(3)
-                let utf8 = Array(text.utf8)
-                appendVarint(UInt64(utf8.count), to: &bytes)
-                bytes.append(contentsOf: utf8)
+                appendVarint(UInt64(text.utf8.count), to: &bytes)
+                bytes.append(contentsOf: text.utf8)
             case .blob(let blob):
                 bytes.append(4)
                 appendVarint(UInt64(blob.count), to: &bytes)
@@ -149,6 +149,10 @@ struct Changeset: Equatable {
     /// Appends `value` as a SQLite varint: 7 bits a byte, most significant first, the high bit set
     /// on every byte but the last; a ninth byte carries 8 bits.
     static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        if value < 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value))
+            return
+        }
         if value >> 56 != 0 {
             var groups: [UInt8] = [UInt8(truncatingIfNeeded: value)]
             var rest = value >> 8

@@ -24,6 +24,18 @@ struct ChangesetReader {
     /// Whether every byte was read.
     var isAtEnd: Bool { position >= bytes.count }
 
+    /// The offset of the next byte to read.
+    var offset: Int { position }
+
+    /// The operation of the next change of the current table, or nil when a table header (or the
+    /// end) comes next.
+    var nextOperation: UInt8? {
+        guard !isAtEnd, bytes[position] != UInt8(ascii: "T"), bytes[position] != UInt8(ascii: "P") else {
+            return nil
+        }
+        return bytes[position]
+    }
+
     /// The next table header, or nil at the end of the bytes. Call it only after the changes of the
     /// previous table were read (``nextChange(columnCount:)`` returned nil).
     mutating func nextTable() throws(SyncError) -> TableHeader? {

@@ -60,10 +60,7 @@ final class SyncCapture: TransactionParticipant {
         let bytes = try session.changeset()
         try renew(on: connection)
         guard !bytes.isEmpty else { return }
-        // Inserts and deletes hold whole rows already; only updates are rewritten.
-        let stored = try ChangesetReader.containsUpdate(bytes) ? completed(Changeset(parsing: bytes), on: connection).serialized() : bytes
-        guard !stored.isEmpty else { return }
-        try SyncState.append(stored, schemaVersion: copySchemaVersion, on: connection)
+        try SyncState.append(try completed(bytes, on: connection), schemaVersion: copySchemaVersion, on: connection)
     }
 
     func allowsCommit() -> Bool {
@@ -98,11 +95,11 @@ final class SyncCapture: TransactionParticipant {
 
     /// Records the changes `body` makes to the synced tables, and returns them as a completed
     /// changeset (a local changeset applied again over the hub's: its rebased form).
-    func recording(on connection: Connection, _ body: () throws -> Void) throws -> Changeset {
+    func recording(on connection: Connection, _ body: () throws -> Void) throws -> [UInt8] {
         let session = try connection.openSession(tables: configuration.tables.map(\.name))
         defer { session.close() }
         try body()
-        return try completed(Changeset(parsing: session.changeset()), on: connection)
+        return try completed(session.changeset(), on: connection)
     }
 
     /// The schema of the synced table `name`, checked.
@@ -127,8 +124,10 @@ final class SyncCapture: TransactionParticipant {
     /// without a safe key (or, once it exists, without a key at all, whose changes the session would
     /// silently skip) throws.
     func checkSchema(on connection: Connection) throws {
-        let rows = try connection.rows("PRAGMA schema_version", arguments: [])
-        guard case .integer(let version) = rows.first?.values.first else { return }
+        let version = try connection.withStatement("PRAGMA schema_version") { statement in
+            try statement.step() ? try statement.value(at: 0) : .null
+        }
+        guard case .integer(let version) = version else { return }
         guard version != checkedSchemaVersion else { return }
         schemas.removeAll()
         for table in configuration.tables {
@@ -150,24 +149,37 @@ final class SyncCapture: TransactionParticipant {
         session = try connection.openSession(tables: configuration.tables.map(\.name))
     }
 
-    /// `changeset` with every update made full-row: the session records an update's key and changed
-    /// columns only, and the rest of the row (unchanged, so the same before and after) is read from
-    /// the table, where the transaction has it now.
-    private func completed(_ changeset: Changeset, on connection: Connection) throws -> Changeset {
-        var changeset = changeset
-        for tableIndex in changeset.tables.indices {
-            let table = changeset.tables[tableIndex]
-            guard table.changes.contains(where: { $0.operation == .update }) else { continue }
-            let schema = try schema(of: table.name, on: connection)
-            guard schema.columns.count == table.columnCount else {
+    /// The session's changeset `bytes` with every update made full-row: the session records an
+    /// update's key and changed columns only, and the rest of the row (unchanged, so the same before
+    /// and after) is read from the table, where the transaction has it now. Inserts and deletes hold
+    /// whole rows already, and are copied as they are.
+    private func completed(_ bytes: [UInt8], on connection: Connection) throws -> [UInt8] {
+        guard try ChangesetReader.containsUpdate(bytes) else { return bytes }
+        var reader = ChangesetReader(bytes: bytes)
+        var written: [UInt8] = []
+        written.reserveCapacity(bytes.count * 2)
+        var start = reader.offset
+        while let header = try reader.nextTable() {
+            written += bytes[start..<reader.offset]
+            let schema = try schema(of: header.name, on: connection)
+            guard schema.columns.count == header.keyFlags.count else {
                 throw SyncError.corruptState(
-                    reason: "table \(table.name) has \(schema.columns.count) columns, its changes \(table.columnCount)")
+                    reason:
+                        "table \(header.name) has \(schema.columns.count) columns, its changes \(header.keyFlags.count)"
+                )
             }
-            for changeIndex in table.changes.indices where table.changes[changeIndex].operation == .update {
-                var change = table.changes[changeIndex]
-                let key = table.primaryKey.indices.filter { table.primaryKey[$0] }.map { change.old[$0] ?? .null }
+            let keyColumns = header.keyFlags.indices.filter { header.keyFlags[$0] != 0 }
+            while let operation = reader.nextOperation {
+                start = reader.offset
+                guard operation == Changeset.Operation.update.rawValue else {
+                    _ = try reader.skipChange(columnCount: header.keyFlags.count)
+                    written += bytes[start..<reader.offset]
+                    continue
+                }
+                guard var change = try reader.nextChange(columnCount: header.keyFlags.count) else { break }
+                let key = keyColumns.map { change.old[$0] ?? .null }
                 guard let row = try schema.currentRow(key: key, on: connection) else {
-                    throw SyncError.corruptState(reason: "an updated row of \(table.name) is missing")
+                    throw SyncError.corruptState(reason: "an updated row of \(header.name) is missing")
                 }
                 for column in row.indices {
                     if change.old[column] == nil {
@@ -175,9 +187,13 @@ final class SyncCapture: TransactionParticipant {
                     }
                     change.new[column] = row[column]
                 }
-                changeset.tables[tableIndex].changes[changeIndex] = change
+                written.append(operation)
+                written.append(change.indirect ? 1 : 0)
+                Changeset.append(record: change.old, columnCount: row.count, to: &written)
+                Changeset.append(record: change.new, columnCount: row.count, to: &written)
             }
+            start = reader.offset
         }
-        return changeset
+        return written
     }
 }

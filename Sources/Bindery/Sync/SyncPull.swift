@@ -59,7 +59,7 @@ struct SyncPull {
                 let rebased = try capture.recording(on: connection) {
                     try SyncMerger(capture: capture, connection: connection, phase: .rebase).apply(changeset.changeset)
                 }
-                try SyncState.replace(changeset.sequence, with: rebased.serialized(), on: connection)
+                try SyncState.replace(changeset.sequence, with: rebased, on: connection)
             }
             try SyncState.setLastApplied(outcome.lastApplied, on: connection)
             try SyncState.setLastError(outcome.stop?.description, on: connection)
