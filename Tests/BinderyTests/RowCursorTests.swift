@@ -129,11 +129,14 @@ import Testing
     @Test func millionRowScanKeepsMemoryFlat() throws {
         // Resident memory is the whole process's, and other suites run at the same time, so the limit
         // leaves them room: a cursor that kept as little as 32 bytes per row would still grow by 29 MB
-        // over the 900,000 rows after the first 100,000. A scan over the limit is run once more, when
-        // the other suites have moved on: a cursor that keeps rows grows in both scans.
+        // over the 900,000 rows after the first 100,000. A scan over the limit is run again, up to
+        // three times in all, when the other suites have moved on (a clean clone's run of the whole
+        // suite once saw 31 MB while the sync suites ran beside it): a cursor that keeps rows grows
+        // in every scan.
         let limit = 24 * 1024 * 1024
         var scan = try scanAMillionRows()
-        if let growth = scan.growth, growth >= limit {
+        for _ in 0..<2 {
+            guard let growth = scan.growth, growth >= limit else { break }
             scan = try scanAMillionRows()
         }
         if let growth = scan.growth, let whole = scan.whole {
