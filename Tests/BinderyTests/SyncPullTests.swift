@@ -66,6 +66,13 @@ struct SyncPullTests {
         #expect(status.pendingChangesets == 0)
         #expect(status.lastAppliedSequence == 1)
         #expect(try await db.fetchAll(SyncTodo.self) == [SyncTodo(id: "1", title: "milk", done: false, rank: 1)])
+        // The outbox is empty now; the next changeset still gets a sequence of its own, which the hub
+        // stores (the same sequence again would be a retry of changeset 1, with other bytes).
+        try await db.insert(SyncTodo(id: "2", title: "bread", done: false, rank: 2))
+        let sequences = try await db.read { try $0.rows("SELECT sequence FROM bindery_sync_outbox", arguments: []) }
+        #expect(sequences.map(\.values) == [[.integer(2)]])
+        #expect(try await copy.push() == 1)
+        #expect(try await hub.head() == 2)
     }
 
     @Test func unpushedChangesAreRebasedAndTheResolverSeesWhichSideIsWhich() async throws {

@@ -26,9 +26,10 @@ enum SyncState {
                     copy TEXT NOT NULL,
                     last_applied INTEGER NOT NULL DEFAULT 0,
                     last_error TEXT,
+                    removed_through INTEGER NOT NULL DEFAULT 0,
                     format INTEGER NOT NULL DEFAULT 1);
                 CREATE TABLE IF NOT EXISTS bindery_sync_outbox(
-                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                    sequence INTEGER PRIMARY KEY,
                     schema_version INTEGER NOT NULL,
                     changeset BLOB NOT NULL,
                     pushed INTEGER NOT NULL DEFAULT 0);
@@ -74,7 +75,14 @@ enum SyncState {
     /// Appends a changeset captured now to the outbox.
     static func append(_ changeset: [UInt8], schemaVersion: Int, on connection: Connection) throws {
         try connection.execute(
-            "INSERT INTO bindery_sync_outbox(schema_version, changeset) VALUES (?, ?)",
+            // A sequence is never given twice (the hub knows each by it): above every one in the
+            // outbox and every one removed from it. Kept without AUTOINCREMENT, whose
+            // sqlite_sequence row would be one more page written by every captured transaction.
+            """
+            INSERT INTO bindery_sync_outbox(sequence, schema_version, changeset)
+            VALUES (max(coalesce((SELECT max(sequence) FROM bindery_sync_outbox), 0),
+                        (SELECT removed_through FROM bindery_sync_state WHERE id = 1)) + 1, ?, ?)
+            """,
             arguments: [.integer(Int64(schemaVersion)), .blob(Data(changeset))])
     }
 
@@ -112,6 +120,9 @@ enum SyncState {
 
     static func remove(_ sequence: Int64, on connection: Connection) throws {
         try connection.execute("DELETE FROM bindery_sync_outbox WHERE sequence = ?", arguments: [.integer(sequence)])
+        try connection.execute(
+            "UPDATE bindery_sync_state SET removed_through = max(removed_through, ?) WHERE id = 1",
+            arguments: [.integer(sequence)])
     }
 
     static func markPushed(through sequence: Int64, on connection: Connection) throws {
