@@ -40,8 +40,9 @@ struct ChangesetConflict {
     /// The row in the database the change conflicts with (``Kind/data`` and ``Kind/conflict``).
     var current: [SQLiteValue?]
 
-    /// Reads the conflict of `kind` from SQLite's iterator.
-    init(kind code: Int32, iterator: OpaquePointer) {
+    /// Reads the conflict of `kind` from SQLite's iterator; throws ``SQLiteError/Code/noMemory`` when
+    /// SQLite could not hand over a value.
+    init(kind code: Int32, iterator: OpaquePointer) throws {
         if code == BINDERY_CHANGESET_FOREIGN_KEY {
             var count: Int32 = 0
             _ = bindery_changeset_fk_conflicts(iterator, &count)
@@ -59,18 +60,20 @@ struct ChangesetConflict {
         case BINDERY_CHANGESET_CONFLICT: kind = .conflict
         default: kind = .constraint
         }
-        func read(_ reader: (OpaquePointer, Int32, UnsafeMutablePointer<OpaquePointer?>) -> Int32) -> [SQLiteValue?] {
-            (0..<columns).map { column in
+        func read(_ reader: (OpaquePointer, Int32, UnsafeMutablePointer<OpaquePointer?>) -> Int32) throws
+            -> [SQLiteValue?]
+        {
+            try (0..<columns).map { column in
                 var value: OpaquePointer?
                 guard reader(iterator, column, &value) == SQLITE_OK, let value else { return nil }
-                return SQLiteValue(value: value)
+                return try SQLiteValue(value: value)
             }
         }
         self.init(
             kind: kind, table: name.map { String(cString: $0) } ?? "", operation: operation,
-            old: operation == SQLITE_INSERT ? [] : read(bindery_changeset_old),
-            new: operation == SQLITE_DELETE ? [] : read(bindery_changeset_new),
-            current: kind == .data || kind == .conflict ? read(bindery_changeset_conflict) : [])
+            old: operation == SQLITE_INSERT ? [] : try read(bindery_changeset_old),
+            new: operation == SQLITE_DELETE ? [] : try read(bindery_changeset_new),
+            current: kind == .data || kind == .conflict ? try read(bindery_changeset_conflict) : [])
     }
 
     init(
@@ -87,27 +90,31 @@ struct ChangesetConflict {
 }
 
 extension SQLiteValue {
-    /// The value held by a protected or unprotected `sqlite3_value`.
-    init(value: OpaquePointer) {
-        switch sqlite3_value_type(value) {
+    /// The value held by a protected or unprotected `sqlite3_value`. As for columns
+    /// (``Statement/emptyOrNoMemory(_:_:column:byteCount:)``), a TEXT or BLOB without a pointer is
+    /// empty only when it has no bytes; otherwise SQLite ran out of memory converting it, which throws
+    /// ``SQLiteError/Code/noMemory`` rather than read the value as empty.
+    init(value: OpaquePointer) throws {
+        let type = sqlite3_value_type(value)
+        switch type {
         case SQLITE_INTEGER:
             self = .integer(sqlite3_value_int64(value))
         case SQLITE_FLOAT:
             self = .real(sqlite3_value_double(value))
-        case SQLITE_TEXT:
+        case SQLITE_TEXT, SQLITE_BLOB:
+            let pointer = type == SQLITE_TEXT ? UnsafeRawPointer(sqlite3_value_text(value)) : sqlite3_value_blob(value)
             let count = Int(sqlite3_value_bytes(value))
-            if let text = sqlite3_value_text(value) {
-                self = .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
-            } else {
-                self = .text("")
+            guard let pointer else {
+                guard count == 0 else {
+                    throw SQLiteError(
+                        code: .noMemory, extendedCode: SQLITE_NOMEM,
+                        message: "SQLite could not allocate the memory to read a changeset's value (out of memory)")
+                }
+                self = type == SQLITE_TEXT ? .text("") : .blob(Data())
+                return
             }
-        case SQLITE_BLOB:
-            let count = Int(sqlite3_value_bytes(value))
-            if let blob = sqlite3_value_blob(value), count > 0 {
-                self = .blob(Data(bytes: blob, count: count))
-            } else {
-                self = .blob(Data())
-            }
+            let bytes = UnsafeRawBufferPointer(start: pointer, count: count)
+            self = type == SQLITE_TEXT ? .text(String(decoding: bytes, as: UTF8.self)) : .blob(Data(bytes))
         default:
             self = .null
         }

@@ -27,12 +27,13 @@ extension Connection {
         }
         try withoutActuallyEscaping(resolve) { resolve in
             let context = ChangesetApplyContext(resolve: resolve)
-            var bytes = changeset
-            let code = bytes.withUnsafeMutableBytes { buffer in
-                // Safety: SQLite reads `buffer` and calls the handler only during this call, and the
-                // unretained `context` lives until the call returns (it is used below).
+            let code = changeset.withUnsafeBytes { buffer in
+                // Safety: SQLite only reads the changeset (its `void *` is not const, but apply never
+                // writes through it), and only during this call, so the caller's bytes are lent, not
+                // copied; the handler runs only during this call too, and the unretained `context`
+                // lives until the call returns (it is used below).
                 bindery_changeset_apply(
-                    handle, Int32(buffer.count), buffer.baseAddress,
+                    handle, Int32(buffer.count), UnsafeMutableRawPointer(mutating: buffer.baseAddress),
                     { context, kind, iterator in
                         guard let context, let iterator else { return BINDERY_CHANGESET_ABORT }
                         return Unmanaged<ChangesetApplyContext>.fromOpaque(context).takeUnretainedValue()
@@ -61,7 +62,7 @@ private final class ChangesetApplyContext {
     func handle(kind: Int32, iterator: OpaquePointer) -> Int32 {
         guard error == nil else { return BINDERY_CHANGESET_ABORT }
         do {
-            switch try resolve(ChangesetConflict(kind: kind, iterator: iterator)) {
+            switch try resolve(try ChangesetConflict(kind: kind, iterator: iterator)) {
             case .omit: return BINDERY_CHANGESET_OMIT
             case .replace: return BINDERY_CHANGESET_REPLACE
             case .abort: return BINDERY_CHANGESET_ABORT

@@ -64,12 +64,6 @@ final class Session {
         return bindery_session_isempty(handle) != 0
     }
 
-    /// Turns recording on or off; changes made while it is off are not recorded.
-    func setEnabled(_ enabled: Bool) {
-        guard let handle else { return }
-        _ = bindery_session_enable(handle, enabled ? 1 : 0)
-    }
-
     /// The changes recorded, as a changeset (empty when no row differs from what it was).
     func changeset() throws -> [UInt8] {
         guard let handle else {

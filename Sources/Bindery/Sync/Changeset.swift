@@ -65,9 +65,6 @@ struct Changeset: Equatable {
         self.tables = tables
     }
 
-    /// Whether the changeset changes no row.
-    var isEmpty: Bool { tables.allSatisfy { $0.changes.isEmpty } }
-
     /// How many row changes the changeset holds.
     var changeCount: Int { tables.reduce(0) { $0 + $1.changes.count } }
 

@@ -5,10 +5,6 @@ import Foundation
 /// `bindery_sync_outbox` (the changesets not yet seen back from the hub, by the copy's own sequence)
 /// and `bindery_sync_conflicts` (every conflict decision a merge made).
 enum SyncState {
-    static let stateTable = "bindery_sync_state"
-    static let outboxTable = "bindery_sync_outbox"
-    static let conflictsTable = "bindery_sync_conflicts"
-
     /// One changeset of the outbox.
     struct Pending {
         var sequence: Int64
@@ -100,12 +96,6 @@ enum SyncState {
             return Pending(
                 sequence: sequence, schemaVersion: Int(version), changeset: Array(bytes), pushed: pushed != 0)
         }
-    }
-
-    static func pendingCount(on connection: Connection) throws -> Int {
-        let rows = try connection.rows("SELECT count(*) FROM bindery_sync_outbox", arguments: [])
-        guard let row = rows.first, case .integer(let count) = row.values[0] else { return 0 }
-        return Int(count)
     }
 
     static func replace(_ sequence: Int64, with changeset: [UInt8], on connection: Connection) throws {
