@@ -61,15 +61,16 @@ static inline void bindery_watch_interrupts(sqlite3 *db, unsigned int *word, int
     }
 }
 
-// MARK: The session extension, looked up at run time
+// MARK: The preupdate hook and the session extension, looked up at run time
 //
-// Sync (Sources/Bindery/Sync) is built on SQLite's session extension. sqlite3.h declares its
-// functions only when SQLITE_ENABLE_SESSION is defined, and a library compiled without it lacks
-// them: declared here as weak references, each is NULL in a process whose SQLite does not export it,
-// so that the package links and runs everything else on such a library. Every call goes through a
-// wrapper below that checks for NULL; `bindery_session_missing_option` tells which compile option
-// is missing.
-typedef struct sqlite3_session sqlite3_session;
+// Sync (Sources/Bindery/Sync) records changes with SQLite's preupdate hook and applies them with the
+// session extension's changeset functions. sqlite3.h declares them only when
+// SQLITE_ENABLE_PREUPDATE_HOOK and SQLITE_ENABLE_SESSION are defined, and a library compiled without
+// them lacks them: declared here as weak references, each is NULL in a process whose SQLite does not
+// export it, so that the package links and runs everything else on such a library. Every call goes
+// through a wrapper below that checks for NULL; `bindery_session_missing_option` tells which compile
+// option is missing.
+typedef struct sqlite3_changeset_iter sqlite3_changeset_iter;
 // The conflict kinds and answers of a changeset's conflict handler (from sqlite3.h's session part).
 #define BINDERY_CHANGESET_DATA 1
 #define BINDERY_CHANGESET_NOTFOUND 2
@@ -79,13 +80,14 @@ typedef struct sqlite3_session sqlite3_session;
 #define BINDERY_CHANGESET_OMIT 0
 #define BINDERY_CHANGESET_REPLACE 1
 #define BINDERY_CHANGESET_ABORT 2
-typedef struct sqlite3_changeset_iter sqlite3_changeset_iter;
-extern int sqlite3session_create(sqlite3 *, const char *, sqlite3_session **) __attribute__((weak));
-extern void sqlite3session_delete(sqlite3_session *) __attribute__((weak));
-extern int sqlite3session_enable(sqlite3_session *, int) __attribute__((weak));
-extern int sqlite3session_attach(sqlite3_session *, const char *) __attribute__((weak));
-extern int sqlite3session_changeset(sqlite3_session *, int *, void **) __attribute__((weak));
-extern int sqlite3session_isempty(sqlite3_session *) __attribute__((weak));
+typedef void (*bindery_preupdate_callback)(
+    void *, sqlite3 *, int, const char *, const char *, sqlite3_int64, sqlite3_int64);
+extern void *sqlite3_preupdate_hook(sqlite3 *, bindery_preupdate_callback, void *) __attribute__((weak));
+extern int sqlite3_preupdate_old(sqlite3 *, int, sqlite3_value **) __attribute__((weak));
+extern int sqlite3_preupdate_new(sqlite3 *, int, sqlite3_value **) __attribute__((weak));
+extern int sqlite3_preupdate_count(sqlite3 *) __attribute__((weak));
+extern int sqlite3_preupdate_depth(sqlite3 *) __attribute__((weak));
+extern int sqlite3_preupdate_blobwrite(sqlite3 *) __attribute__((weak));
 extern int sqlite3changeset_apply_v2(
     sqlite3 *, int, void *, int (*)(void *, const char *), int (*)(void *, int, sqlite3_changeset_iter *),
     void *, void **, int *, int) __attribute__((weak));
@@ -95,44 +97,48 @@ extern int sqlite3changeset_new(sqlite3_changeset_iter *, int, sqlite3_value **)
 extern int sqlite3changeset_conflict(sqlite3_changeset_iter *, int, sqlite3_value **) __attribute__((weak));
 extern int sqlite3changeset_fk_conflicts(sqlite3_changeset_iter *, int *) __attribute__((weak));
 
-// The compile-time option this SQLite lacks for sessions ("SQLITE_ENABLE_SESSION" or
-// "SQLITE_ENABLE_PREUPDATE_HOOK"), or NULL when sessions work.
+// The compile-time option this SQLite lacks for sync ("SQLITE_ENABLE_SESSION" or
+// "SQLITE_ENABLE_PREUPDATE_HOOK"), or NULL when recording and applying changesets work.
 static inline const char *bindery_session_missing_option(void) {
-    if (!sqlite3_compileoption_used("SQLITE_ENABLE_PREUPDATE_HOOK")) {
+    if (!sqlite3_compileoption_used("SQLITE_ENABLE_PREUPDATE_HOOK") || !sqlite3_preupdate_hook
+        || !sqlite3_preupdate_old || !sqlite3_preupdate_new || !sqlite3_preupdate_count
+        || !sqlite3_preupdate_depth || !sqlite3_preupdate_blobwrite) {
         return "SQLITE_ENABLE_PREUPDATE_HOOK";
     }
-    if (!sqlite3_compileoption_used("SQLITE_ENABLE_SESSION") || !sqlite3session_create || !sqlite3session_delete
-        || !sqlite3session_enable || !sqlite3session_attach || !sqlite3session_changeset
-        || !sqlite3session_isempty || !sqlite3changeset_apply_v2 || !sqlite3changeset_op || !sqlite3changeset_old
-        || !sqlite3changeset_new || !sqlite3changeset_conflict || !sqlite3changeset_fk_conflicts) {
+    if (!sqlite3_compileoption_used("SQLITE_ENABLE_SESSION") || !sqlite3changeset_apply_v2 || !sqlite3changeset_op
+        || !sqlite3changeset_old || !sqlite3changeset_new || !sqlite3changeset_conflict
+        || !sqlite3changeset_fk_conflicts) {
         return "SQLITE_ENABLE_SESSION";
     }
     return 0;
 }
 
-static inline int bindery_session_create(sqlite3 *db, sqlite3_session **session) {
-    return sqlite3session_create ? sqlite3session_create(db, "main", session) : SQLITE_MISUSE;
+// Sets the connection's preupdate hook (NULL removes it); SQLITE_MISUSE without the hook.
+static inline int bindery_preupdate_hook(sqlite3 *db, bindery_preupdate_callback callback, void *context) {
+    if (!sqlite3_preupdate_hook) return SQLITE_MISUSE;
+    sqlite3_preupdate_hook(db, callback, context);
+    return SQLITE_OK;
 }
 
-static inline void bindery_session_delete(sqlite3_session *session) {
-    if (sqlite3session_delete) sqlite3session_delete(session);
+// The functions a preupdate callback calls; the hook is only set when they all exist.
+static inline int bindery_preupdate_old(sqlite3 *db, int column, sqlite3_value **value) {
+    return sqlite3_preupdate_old ? sqlite3_preupdate_old(db, column, value) : SQLITE_MISUSE;
 }
 
-static inline int bindery_session_enable(sqlite3_session *session, int enable) {
-    return sqlite3session_enable ? sqlite3session_enable(session, enable) : 0;
+static inline int bindery_preupdate_new(sqlite3 *db, int column, sqlite3_value **value) {
+    return sqlite3_preupdate_new ? sqlite3_preupdate_new(db, column, value) : SQLITE_MISUSE;
 }
 
-static inline int bindery_session_attach(sqlite3_session *session, const char *table) {
-    return sqlite3session_attach ? sqlite3session_attach(session, table) : SQLITE_MISUSE;
+static inline int bindery_preupdate_count(sqlite3 *db) {
+    return sqlite3_preupdate_count ? sqlite3_preupdate_count(db) : 0;
 }
 
-// The changeset recorded so far; `*bytes` is freed with sqlite3_free.
-static inline int bindery_session_changeset(sqlite3_session *session, int *count, void **bytes) {
-    return sqlite3session_changeset ? sqlite3session_changeset(session, count, bytes) : SQLITE_MISUSE;
+static inline int bindery_preupdate_depth(sqlite3 *db) {
+    return sqlite3_preupdate_depth ? sqlite3_preupdate_depth(db) : 0;
 }
 
-static inline int bindery_session_isempty(sqlite3_session *session) {
-    return sqlite3session_isempty ? sqlite3session_isempty(session) : 1;
+static inline int bindery_preupdate_blobwrite(sqlite3 *db) {
+    return sqlite3_preupdate_blobwrite ? sqlite3_preupdate_blobwrite(db) : -1;
 }
 
 // Applies a changeset in a savepoint of its own, calling `conflict` with `context` for each conflict.

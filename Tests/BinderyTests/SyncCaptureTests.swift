@@ -152,7 +152,7 @@ struct SyncCaptureTests {
                 configuration: SyncConfiguration(tables: []), connection: connection,
                 missingOption: "SQLITE_ENABLE_SESSION")
         }
-        #expect(Session.missingCompileOption == nil)
+        #expect(ChangeRecorder.missingCompileOption == nil)
     }
 
     @Test func aDatabaseOpenedWithoutSyncIsRefusedByACopy() async throws {

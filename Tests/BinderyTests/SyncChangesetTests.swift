@@ -5,16 +5,19 @@ import Testing
 
 @Suite("Sync changesets")
 struct SyncChangesetTests {
-    /// The bytes SQLite's session extension records for `statements` run on a table made by `schema`.
+    /// The changeset a change recorder makes of `statements` run on a table made by `schema`.
     static func recorded(schema: String, table: String, _ statements: String) throws -> [UInt8] {
         let connection = try Connection.inMemory()
         try connection.execute(script: schema)
-        let session = try connection.openSession(tables: [table])
+        let recorder = try connection.openChangeRecorder(tables: [table])
         try connection.execute(script: statements)
-        return try session.changeset()
+        let columns = try SyncTableSchema(table: table, on: connection)
+        return try recorder.changeset(
+            layout: { _ in ChangeRecorder.Layout(name: columns.name, keyFlags: columns.keyFlags) },
+            currentRecord: { _, _ in nil })
     }
 
-    @Test func sqlitesOwnBytesReadAndWriteBackUnchanged() throws {
+    @Test func recordedBytesReadAndWriteBackUnchanged() throws {
         let bytes = try Self.recorded(
             schema: "CREATE TABLE t(a TEXT, b INTEGER, c BLOB, d REAL, PRIMARY KEY (b, a))", table: "t",
             """

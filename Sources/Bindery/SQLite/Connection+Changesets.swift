@@ -1,16 +1,20 @@
 import CSQLite
 import Foundation
 
-/// Recording and applying changesets (SQLite's session extension): the sync layer's capture and
+/// Recording changes (SQLite's preupdate hook) and applying changesets (its session extension): the sync layer's capture and
 /// merge are built on these.
 extension Connection {
-    /// A session recording the changes this connection makes to `tables` (see ``Session``). The
-    /// connection closes it before it closes itself. Throws when SQLite lacks the session extension.
-    func openSession(tables: [String]) throws -> Session {
+    /// A recorder of the changes this connection makes to `tables` (see ``ChangeRecorder``). The
+    /// connection closes it before it closes itself. Throws when SQLite lacks the preupdate hook or the
+    /// session extension, or when the connection has a recorder open already.
+    func openChangeRecorder(tables: [String]) throws -> ChangeRecorder {
         try checkUsable(sql: nil)
-        let session = try Session(database: handle, tables: tables)
-        keepUntilClose(session)
-        return session
+        guard !hasChangeRecorder else {
+            throw SQLiteError(code: .misuse, message: "the connection records its changes already", sql: nil)
+        }
+        let recorder = try ChangeRecorder(database: handle, status: status, tables: tables)
+        keepUntilClose(recorder)
+        return recorder
     }
 
     /// Applies `changeset` in a savepoint of its own: SQLite calls `resolve` for each conflict, and

@@ -68,7 +68,11 @@ extension Connection {
                 var result = sqlite3_step(statement)
                 while result == SQLITE_ROW { result = sqlite3_step(statement) }
                 guard result == SQLITE_DONE else {
+                    status.possibleUndos &+= 1
                     throw SQLiteError(database: handle, resultCode: result, sql: sql)
+                }
+                if case .rollbackTo = control {
+                    status.possibleUndos &+= 1
                 }
                 Connection.track(control, in: &scopeSavepoints)
                 offset = end

@@ -14,6 +14,10 @@ extension Connection {
             release(statement)
             throw error
         }
+        if case .rollbackTo = control {
+            // Counted before it runs: what it undoes is read again by a change recorder either way.
+            status.possibleUndos &+= 1
+        }
         Connection.track(control, in: &scopeSavepoints)
     }
 }

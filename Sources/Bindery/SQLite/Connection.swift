@@ -105,8 +105,9 @@ public final class Connection {
     var isQueryOnly = false
     /// Per-connection state kept by the layers above (record SQL, coding options), by type.
     private var extensions: [ObjectIdentifier: AnyObject] = [:]
-    /// The sessions opened on the connection (``openSession(tables:)``), closed before it closes.
-    private var sessions: [WeakSession] = []
+    /// The change recorder on the connection (``openChangeRecorder(tables:)``), closed before it
+    /// closes: SQLite has one preupdate hook per connection.
+    private weak var changeRecorder: ChangeRecorder?
     /// The layer above that takes part in the connection's outermost transactions (sync's change
     /// capture): told before each ``transaction(_:_:)`` commits, and asked by the commit hook
     /// whether a commit may happen at all.
@@ -232,10 +233,8 @@ public final class Connection {
         lastExtension = nil
         transactionParticipant?.connectionWillClose()
         transactionParticipant = nil
-        for session in sessions {
-            session.session?.close()
-        }
-        sessions.removeAll()
+        changeRecorder?.close()
+        changeRecorder = nil
         // A zombie's statements never step, but the handler must not outlive the status it reads.
         bindery_watch_interrupts(handle, nil, 0)
         sqlite3_close_v2(handle)
@@ -652,10 +651,12 @@ public final class Connection {
         return result
     }
 
-    /// Keeps a weak reference to `session`, to close it before the connection closes.
-    func keepUntilClose(_ session: Session) {
-        sessions.removeAll { $0.session == nil }
-        sessions.append(WeakSession(session: session))
+    /// Whether a change recorder is open on the connection (SQLite has one preupdate hook for it).
+    var hasChangeRecorder: Bool { changeRecorder != nil }
+
+    /// Keeps a weak reference to `recorder`, to close it before the connection closes.
+    func keepUntilClose(_ recorder: ChangeRecorder) {
+        changeRecorder = recorder
     }
 
     private func savepoint<T>(_ body: (Connection) throws -> T) throws -> T {
@@ -679,6 +680,7 @@ public final class Connection {
         } catch {
             // An error such as SQLITE_FULL may have rolled the whole transaction back already.
             if isInTransaction {
+                status.possibleUndos &+= 1
                 try? runCached("ROLLBACK TRANSACTION TO SAVEPOINT \(name)")
                 try? runCached("RELEASE SAVEPOINT \(name)")
             }

@@ -33,6 +33,10 @@ final class ConnectionStatus: @unchecked Sendable {
     let word: UnsafeMutablePointer<UInt32>
     /// Why a refused `close()` stops the statements, in the lender's words.
     var closeRefusal = ""
+    /// How many events may have undone changes the connection made: statements that failed (SQLite
+    /// rolls a failed statement's changes back) and `ROLLBACK TO` of savepoints. A ``ChangeRecorder``
+    /// reads its rows again when this moved during its recording. Counted on the connection's thread.
+    var possibleUndos: UInt64 = 0
 
     init(_ flags: Flags = []) {
         word = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)

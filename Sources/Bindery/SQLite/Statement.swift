@@ -169,7 +169,14 @@ final class Statement {
         let code = sqlite3_step(handle)
         if code == SQLITE_ROW { return true }
         if code == SQLITE_DONE { return false }
-        throw SQLiteError(database: database, resultCode: code, sql: sql)
+        throw failure(code)
+    }
+
+    /// The error of a step that failed with `code`, counted as a possible undo (SQLite rolls the
+    /// statement's changes back): out of line, off the path of every step that succeeds.
+    private func failure(_ code: Int32) -> SQLiteError {
+        status.possibleUndos &+= 1
+        return SQLiteError(database: database, resultCode: code, sql: sql)
     }
 
     /// Steps until the statement is done, ignoring any rows.

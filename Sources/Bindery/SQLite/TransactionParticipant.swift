@@ -15,8 +15,3 @@ protocol TransactionParticipant: AnyObject {
     /// Called by ``Connection/close()`` before the connection closes.
     func connectionWillClose()
 }
-
-/// A weak reference to a ``Session``, kept by its connection.
-struct WeakSession {
-    weak var session: Session?
-}

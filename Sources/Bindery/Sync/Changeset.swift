@@ -91,7 +91,7 @@ struct Changeset: Equatable {
         var bytes: [UInt8] = []
         for table in tables where !table.changes.isEmpty {
             bytes.append(UInt8(ascii: "T"))
-            Changeset.appendVarint(UInt64(table.columnCount), to: &bytes)
+            ChangesetEncoding.appendVarint(UInt64(table.columnCount), to: &bytes)
             bytes.append(contentsOf: table.keyFlags)
             bytes.append(contentsOf: Array(table.name.utf8))
             bytes.append(0)
@@ -119,53 +119,21 @@ struct Changeset: Equatable {
             switch value {
             case .integer(let integer):
                 bytes.append(1)
-                appendBigEndian(UInt64(bitPattern: integer), to: &bytes)
+                ChangesetEncoding.appendBigEndian(UInt64(bitPattern: integer), to: &bytes)
             case .real(let real):
                 bytes.append(2)
-                appendBigEndian(real.bitPattern, to: &bytes)
+                ChangesetEncoding.appendBigEndian(real.bitPattern, to: &bytes)
             case .text(let text):
                 bytes.append(3)
-                appendVarint(UInt64(text.utf8.count), to: &bytes)
+                ChangesetEncoding.appendVarint(UInt64(text.utf8.count), to: &bytes)
                 bytes.append(contentsOf: text.utf8)
             case .blob(let blob):
                 bytes.append(4)
-                appendVarint(UInt64(blob.count), to: &bytes)
+                ChangesetEncoding.appendVarint(UInt64(blob.count), to: &bytes)
                 bytes.append(contentsOf: blob)
             case .null:
                 bytes.append(5)
             }
         }
-    }
-
-    private static func appendBigEndian(_ value: UInt64, to bytes: inout [UInt8]) {
-        for shift in stride(from: 56, through: 0, by: -8) {
-            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-        }
-    }
-
-    /// Appends `value` as a SQLite varint: 7 bits a byte, most significant first, the high bit set
-    /// on every byte but the last; a ninth byte carries 8 bits.
-    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
-        if value < 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value))
-            return
-        }
-        if value >> 56 != 0 {
-            var groups: [UInt8] = [UInt8(truncatingIfNeeded: value)]
-            var rest = value >> 8
-            for _ in 0..<8 {
-                groups.append(UInt8(truncatingIfNeeded: rest & 0x7f) | 0x80)
-                rest >>= 7
-            }
-            bytes.append(contentsOf: groups.reversed())
-            return
-        }
-        var groups: [UInt8] = []
-        var rest = value
-        repeat {
-            groups.append(UInt8(truncatingIfNeeded: rest & 0x7f) | (groups.isEmpty ? 0 : 0x80))
-            rest >>= 7
-        } while rest != 0
-        bytes.append(contentsOf: groups.reversed())
     }
 }

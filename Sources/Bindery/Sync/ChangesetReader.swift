@@ -113,6 +113,17 @@ struct ChangesetReader {
         return false
     }
 
+    /// The `columnCount` values of `bytes`, one record and nothing else (a key the change recorder
+    /// gives, ``ChangeRecorder/changeset(layout:currentRecord:)``).
+    static func record(_ bytes: [UInt8], columnCount: Int) throws(SyncError) -> [SQLiteValue?] {
+        var reader = ChangesetReader(bytes: bytes)
+        let values = try reader.record(columnCount: columnCount)
+        guard reader.position == bytes.count else {
+            throw reader.malformed("bytes after the record's last value")
+        }
+        return values
+    }
+
     private mutating func record(columnCount: Int) throws(SyncError) -> [SQLiteValue?] {
         var values: [SQLiteValue?] = []
         values.reserveCapacity(columnCount)
@@ -174,18 +185,10 @@ struct ChangesetReader {
         return bytes[position..<(position + Int(length))]
     }
 
-    /// A SQLite varint (see ``Changeset/appendVarint(_:to:)``).
+    /// A SQLite varint (see ``ChangesetEncoding/appendVarint(_:to:)``).
     private mutating func varint() throws(SyncError) -> UInt64 {
-        var value: UInt64 = 0
-        for index in 0..<9 {
-            let next = try byte()
-            if index == 8 {
-                return value << 8 | UInt64(next)
-            }
-            value = value << 7 | UInt64(next & 0x7f)
-            if next & 0x80 == 0 {
-                return value
-            }
+        guard let value = ChangesetEncoding.varint(in: bytes, at: &position) else {
+            throw malformed("it ends in the middle of a length")
         }
         return value
     }

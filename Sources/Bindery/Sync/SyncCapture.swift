@@ -1,9 +1,9 @@
 import Foundation
 
-/// Change capture on a synced database's writer connection: a session (``Session``) records the
-/// synced tables' changes, and before each outermost transaction commits, its changes become one
-/// changeset in `bindery_sync_outbox`, written in that same transaction. A crash therefore never
-/// loses a committed change from the outbox, nor records one that did not commit.
+/// Change capture on a synced database's writer connection: a ``ChangeRecorder`` (SQLite's preupdate
+/// hook) records the synced tables' changes, and before each outermost transaction commits, its
+/// changes become one changeset in `bindery_sync_outbox`, written in that same transaction. A crash
+/// therefore never loses a committed change from the outbox, nor records one that did not commit.
 ///
 /// A commit this capture has not recorded (a statement that changes a synced table outside a
 /// transaction scope, or a `COMMIT` run as SQL) is refused by the commit hook
@@ -14,7 +14,7 @@ import Foundation
 /// changes are not captured again.
 final class SyncCapture: TransactionParticipant {
     let configuration: SyncConfiguration
-    private var session: Session?
+    private var recorder: ChangeRecorder?
     /// The table schemas, checked; emptied when the schema changes.
     private var schemas: [String: SyncTableSchema] = [:]
     /// `PRAGMA schema_version` when the synced tables were last checked.
@@ -25,10 +25,10 @@ final class SyncCapture: TransactionParticipant {
     private(set) var isSuspended = false
 
     /// Capture of `configuration`'s tables on `connection`; `missingOption` is the compile option the
-    /// SQLite in use lacks (``Session/missingCompileOption``), given by tests.
+    /// SQLite in use lacks (``ChangeRecorder/missingCompileOption``), given by tests.
     init(
         configuration: SyncConfiguration, connection: Connection,
-        missingOption: String? = Session.missingCompileOption
+        missingOption: String? = ChangeRecorder.missingCompileOption
     ) throws {
         if let missing = missingOption {
             throw SyncError.sessionExtensionUnavailable(missingOption: missing)
@@ -37,7 +37,7 @@ final class SyncCapture: TransactionParticipant {
         try connection.transaction(.immediate) { connection in
             try SyncState.create(on: connection)
         }
-        session = try connection.openSession(tables: configuration.tables.map(\.name))
+        recorder = try connection.openChangeRecorder(tables: configuration.tables.map(\.name))
     }
 
     // MARK: TransactionParticipant
@@ -45,33 +45,30 @@ final class SyncCapture: TransactionParticipant {
     func willBegin(_ connection: Connection) throws {
         // Changes recorded and not committed (a transaction that rolled back) are dropped.
         guard !isSuspended else { return }
-        if session?.isEmpty != true {
-            try renew(on: connection)
-        }
+        recorder?.reset()
     }
 
     func willCommit(_ connection: Connection) throws {
         guard !isSuspended else { return }
         try checkSchema(on: connection)
-        guard let session else {
-            throw SyncError.corruptState(reason: "change capture has no session to record this transaction")
+        guard let recorder else {
+            throw SyncError.corruptState(reason: "change capture has no recorder for this transaction")
         }
-        guard !session.isEmpty else { return }
-        let bytes = try session.changeset()
-        try renew(on: connection)
+        guard !recorder.isEmpty else { return }
+        let bytes = try changeset(of: recorder, on: connection)
+        recorder.reset()
         guard !bytes.isEmpty else { return }
-        try SyncState.append(try completed(bytes, on: connection), schemaVersion: copySchemaVersion, on: connection)
+        try SyncState.append(bytes, schemaVersion: copySchemaVersion, on: connection)
     }
 
     func allowsCommit() -> Bool {
         guard !isSuspended else { return true }
-        guard let session else { return false }
-        return session.isEmpty
+        return recorder?.isEmpty ?? false
     }
 
     func connectionWillClose() {
-        session?.close()
-        session = nil
+        recorder?.close()
+        recorder = nil
     }
 
     // MARK: Pulls
@@ -79,32 +76,42 @@ final class SyncCapture: TransactionParticipant {
     /// Runs `body` with recording off (a pull applying the hub's changesets), then starts a new
     /// recording.
     func suspended<T>(on connection: Connection, _ body: () throws -> T) throws -> T {
-        // The session is closed rather than disabled: a disabled one is still called for every row
-        // the pull changes.
         isSuspended = true
-        session?.close()
-        session = nil
+        recorder?.isEnabled = false
         defer {
             isSuspended = false
-            // Without a session nothing would be recorded: every later transaction makes one first
-            // (willBegin), and a commit outside one is refused (allowsCommit).
-            try? renew(on: connection)
+            recorder?.isEnabled = true
+            recorder?.reset()
         }
         return try body()
     }
 
-    /// Records the changes `body` makes to the synced tables, and returns them as a completed
-    /// changeset (a local changeset applied again over the hub's: its rebased form).
+    /// Records the changes `body` makes to the synced tables, and returns them as a changeset (a local
+    /// changeset applied again over the hub's: its rebased form).
     func recording(on connection: Connection, _ body: () throws -> Void) throws -> [UInt8] {
-        let session = try connection.openSession(tables: configuration.tables.map(\.name))
-        defer { session.close() }
+        guard let recorder else {
+            throw SyncError.corruptState(reason: "change capture has no recorder for this pull")
+        }
+        let wasEnabled = recorder.isEnabled
+        recorder.reset()
+        recorder.isEnabled = true
+        defer {
+            recorder.reset()
+            recorder.isEnabled = wasEnabled
+        }
         try body()
-        return try completed(session.changeset(), on: connection)
+        try checkSchema(on: connection)
+        return try changeset(of: recorder, on: connection)
     }
 
     /// The schema of the synced table `name`, checked.
     func schema(of name: String, on connection: Connection) throws -> SyncTableSchema {
         try checkSchema(on: connection)
+        return try checkedSchema(of: name, on: connection)
+    }
+
+    /// The schema of the synced table `name`, as the last ``checkSchema(on:)`` found it.
+    private func checkedSchema(of name: String, on connection: Connection) throws -> SyncTableSchema {
         let key = name.lowercased()
         if let schema = schemas[key] {
             return schema
@@ -143,57 +150,25 @@ final class SyncCapture: TransactionParticipant {
 
     // MARK: Recording
 
-    private func renew(on connection: Connection) throws {
-        session?.close()
-        session = nil
-        session = try connection.openSession(tables: configuration.tables.map(\.name))
-    }
-
-    /// The session's changeset `bytes` with every update made full-row: the session records an
-    /// update's key and changed columns only, and the rest of the row (unchanged, so the same before
-    /// and after) is read from the table, where the transaction has it now. Inserts and deletes hold
-    /// whole rows already, and are copied as they are.
-    private func completed(_ bytes: [UInt8], on connection: Connection) throws -> [UInt8] {
-        guard try ChangesetReader.containsUpdate(bytes) else { return bytes }
-        var reader = ChangesetReader(bytes: bytes)
-        var written: [UInt8] = []
-        written.reserveCapacity(bytes.count * 2)
-        var start = reader.offset
-        while let header = try reader.nextTable() {
-            written += bytes[start..<reader.offset]
-            let schema = try schema(of: header.name, on: connection)
-            guard schema.columns.count == header.keyFlags.count else {
-                throw SyncError.corruptState(
-                    reason:
-                        "table \(header.name) has \(schema.columns.count) columns, its changes \(header.keyFlags.count)"
-                )
-            }
-            let keyColumns = header.keyFlags.indices.filter { header.keyFlags[$0] != 0 }
-            while let operation = reader.nextOperation {
-                start = reader.offset
-                guard operation == Changeset.Operation.update.rawValue else {
-                    _ = try reader.skipChange(columnCount: header.keyFlags.count)
-                    written += bytes[start..<reader.offset]
-                    continue
+    /// What `recorder` saw, as a changeset of whole rows; the schema was checked.
+    private func changeset(of recorder: ChangeRecorder, on connection: Connection) throws -> [UInt8] {
+        try recorder.changeset(
+            layout: { name in
+                do {
+                    let schema = try checkedSchema(of: name, on: connection)
+                    return ChangeRecorder.Layout(name: schema.name, keyFlags: schema.keyFlags)
+                } catch SyncError.noSuchTable {
+                    return nil
                 }
-                guard var change = try reader.nextChange(columnCount: header.keyFlags.count) else { break }
-                let key = keyColumns.map { change.old[$0] ?? .null }
-                guard let row = try schema.currentRow(key: key, on: connection) else {
-                    throw SyncError.corruptState(reason: "an updated row of \(header.name) is missing")
-                }
-                for column in row.indices {
-                    if change.old[column] == nil {
-                        change.old[column] = row[column]
-                    }
-                    change.new[column] = row[column]
-                }
-                written.append(operation)
-                written.append(change.indirect ? 1 : 0)
-                Changeset.append(record: change.old, columnCount: row.count, to: &written)
-                Changeset.append(record: change.new, columnCount: row.count, to: &written)
-            }
-            start = reader.offset
-        }
-        return written
+            },
+            currentRecord: { layout, key in
+                let schema = try checkedSchema(of: layout.name, on: connection)
+                let keyCount = schema.keyFlags.filter { $0 != 0 }.count
+                let values = try ChangesetReader.record(key, columnCount: keyCount).map { $0 ?? .null }
+                guard let row = try schema.currentRow(key: values, on: connection) else { return nil }
+                var record: [UInt8] = []
+                Changeset.append(record: row, columnCount: row.count, to: &record)
+                return record
+            })
     }
 }

@@ -1,0 +1,243 @@
+import Foundation
+import Testing
+
+@testable import Bindery
+
+/// The change recorder against an oracle: a transaction of random writes (with statements that fail,
+/// savepoints rolled back, triggers, keys changed and rows replaced) runs on one database, and its
+/// changeset, applied to a second database that held what the first held before, must leave the two
+/// equal, with SQLite finding no conflict.
+@Suite("Change recorder")
+struct ChangeRecorderTests {
+    static let schema = """
+        CREATE TABLE t(id TEXT PRIMARY KEY, name TEXT UNIQUE, n INTEGER CHECK (n < 1000), r REAL, b BLOB);
+        CREATE TABLE w(a TEXT, b INTEGER, v TEXT, PRIMARY KEY (a, b)) WITHOUT ROWID;
+        CREATE TABLE log(id INTEGER PRIMARY KEY, note TEXT);
+        """
+    static let triggers = """
+        CREATE TRIGGER t_names AFTER UPDATE OF name ON t BEGIN
+            INSERT INTO w(a, b, v) VALUES (new.id, new.n, new.name) ON CONFLICT DO UPDATE SET v = excluded.v;
+        END;
+        CREATE TRIGGER t_gone AFTER DELETE ON t BEGIN
+            DELETE FROM w WHERE a = old.id;
+            INSERT INTO log(note) VALUES ('deleted ' || old.id);
+        END;
+        """
+
+    /// A deterministic generator, so that a failure repeats.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// Two databases with the same rows, and a recorder of `t` and `w` on the first.
+    static func pair() throws -> (Connection, Connection, ChangeRecorder) {
+        let source = try Connection.inMemory()
+        let copy = try Connection.inMemory()
+        // The copy has no triggers: the changeset holds what the source's triggers did.
+        try source.execute(script: schema + triggers)
+        try copy.execute(script: schema)
+        for connection in [source, copy] {
+            for index in 0..<20 {
+                try connection.execute(
+                    "INSERT INTO t VALUES (?, ?, ?, ?, ?)",
+                    arguments: [
+                        .text("k\(index)"), .text("name \(index)"), .integer(Int64(index)), .real(Double(index) / 4),
+                        .blob(Data([UInt8(index), 0, 255])),
+                    ])
+                try connection.execute(
+                    "INSERT INTO w VALUES (?, ?, ?)", arguments: [.text("k\(index)"), .integer(1), .text("w")])
+            }
+        }
+        return (source, copy, try source.openChangeRecorder(tables: ["t", "w"]))
+    }
+
+    /// The recorder's changeset, with the layouts and rows read as the sync layer reads them.
+    static func changeset(_ recorder: ChangeRecorder, on connection: Connection) throws -> [UInt8] {
+        try recorder.changeset(
+            layout: { name in
+                let schema = try SyncTableSchema(table: name, on: connection)
+                return ChangeRecorder.Layout(name: schema.name, keyFlags: schema.keyFlags)
+            },
+            currentRecord: { layout, key in
+                let schema = try SyncTableSchema(table: layout.name, on: connection)
+                let values = try ChangesetReader.record(key, columnCount: schema.keyFlags.filter { $0 != 0 }.count)
+                guard let row = try schema.currentRow(key: values.map { $0 ?? .null }, on: connection) else {
+                    return nil
+                }
+                var record: [UInt8] = []
+                Changeset.append(record: row, columnCount: row.count, to: &record)
+                return record
+            })
+    }
+
+    static func contents(_ connection: Connection) throws -> [[SQLiteValue]] {
+        try
+            (connection.rows("SELECT * FROM t ORDER BY id", arguments: [])
+            + connection.rows("SELECT * FROM w ORDER BY a, b", arguments: [])).map(\.values)
+    }
+
+    /// One random write on `connection`; some fail (a CHECK, a UNIQUE name), and SQLite undoes them.
+    static func randomWrite(on connection: Connection, _ random: inout Generator) {
+        let key = SQLiteValue.text("k\(Int.random(in: 0..<30, using: &random))")
+        let other = SQLiteValue.text("k\(Int.random(in: 0..<30, using: &random))")
+        let number = SQLiteValue.integer(Int64.random(in: 0..<40, using: &random))
+        let name = SQLiteValue.text("name \(Int.random(in: 0..<30, using: &random))")
+        let statements: [(String, [SQLiteValue])] = [
+            ("INSERT INTO t(id, name, n, r, b) VALUES (?, ?, ?, 0.5, x'01')", [key, name, number]),
+            ("INSERT OR REPLACE INTO t(id, name, n) VALUES (?, ?, ?)", [key, name, number]),
+            ("UPDATE t SET n = ?, r = r + 1 WHERE id = ?", [number, key]),
+            ("UPDATE t SET name = ? WHERE id = ?", [name, key]),
+            ("UPDATE t SET id = ? WHERE id = ?", [other, key]),
+            ("DELETE FROM t WHERE id = ?", [key]),
+            // Changes rows, then fails on the CHECK (n < 1000) when a row reaches it: all undone.
+            ("UPDATE t SET n = n + 990 WHERE id >= ?", [key]),
+            ("UPDATE OR FAIL t SET n = n + 500 WHERE id >= ?", [key]),
+            // Change rows, then fail on the last one.
+            (
+                "UPDATE t SET n = CASE WHEN id = (SELECT max(id) FROM t) THEN 5000 ELSE n + 1 END WHERE id >= ?",
+                [key]
+            ),
+            ("INSERT INTO t(id, n) VALUES (? || 'a', 1), (? || 'b', 5000)", [key, key]),
+            ("INSERT INTO w VALUES (?, ?, 'x') ON CONFLICT DO UPDATE SET v = v || 'y'", [key, number]),
+            ("DELETE FROM w WHERE a = ? AND b = ?", [key, .integer(1)]),
+            ("UPDATE t SET n = n WHERE id = ?", [key]),
+        ]
+        let (sql, arguments) = statements[Int.random(in: 0..<statements.count, using: &random)]
+        _ = try? connection.execute(sql, arguments: arguments)
+    }
+
+    @Test(arguments: 0..<60)
+    func aTransactionsChangesetRebuildsItElsewhere(seed: UInt64) throws {
+        let (source, copy, recorder) = try Self.pair()
+        var random = Generator(state: seed)
+        let bytes = try source.transaction { connection in
+            recorder.reset()
+            // Even seeds roll no savepoint back: only failed statements undo changes there.
+            let kinds = seed.isMultiple(of: 2) ? 2..<10 : 0..<10
+            for _ in 0..<Int.random(in: 1..<25, using: &random) {
+                switch Int.random(in: kinds, using: &random) {
+                case 0:
+                    // A savepoint whose writes are rolled back by an error.
+                    _ = try? connection.transaction { inner in
+                        for _ in 0..<3 { Self.randomWrite(on: inner, &random) }
+                        throw CancellationError()
+                    }
+                case 1:
+                    try connection.execute(script: "SAVEPOINT s")
+                    for _ in 0..<3 { Self.randomWrite(on: connection, &random) }
+                    try connection.execute(script: "ROLLBACK TO s; RELEASE s")
+                default:
+                    Self.randomWrite(on: connection, &random)
+                }
+            }
+            return try Self.changeset(recorder, on: connection)
+        }
+        try copy.transaction { connection in
+            try connection.applyChangeset(bytes) { conflict in
+                Issue.record("a conflict applying the changeset: \(conflict)")
+                return .abort
+            }
+        }
+        #expect(try Self.contents(copy) == Self.contents(source))
+        // Every update holds whole rows.
+        for table in try Changeset(parsing: bytes).tables {
+            for change in table.changes where change.operation == .update {
+                #expect(!change.old.contains { $0 == nil } && !change.new.contains { $0 == nil })
+            }
+        }
+    }
+
+    @Test func aTransactionOfManyRowsCoalescesEachRowOnce() throws {
+        let (source, copy, recorder) = try Self.pair()
+        let bytes = try source.transaction { connection in
+            recorder.reset()
+            for index in 0..<200 {
+                try connection.execute(
+                    "INSERT INTO t(id, name, n) VALUES (?, ?, ?)",
+                    arguments: [.text("m\(index)"), .text("m\(index)"), .integer(Int64(index % 100))])
+            }
+            try connection.execute(script: "UPDATE t SET r = 2.5 WHERE n < 50; DELETE FROM t WHERE n >= 90")
+            try connection.execute(script: "UPDATE t SET id = id || 'x' WHERE id LIKE 'm1%'")
+            return try Self.changeset(recorder, on: connection)
+        }
+        let changeset = try Changeset(parsing: bytes)
+        // 19 seed rows updated (every one has n < 50; k10's r was 2.5 already), 180 of the 200 inserted
+        // rows left: one change each.
+        #expect(changeset.changeCount == 19 + 180)
+        try copy.transaction { connection in
+            try connection.applyChangeset(bytes) { conflict in
+                Issue.record("a conflict applying the changeset: \(conflict)")
+                return .abort
+            }
+        }
+        #expect(try Self.contents(copy) == Self.contents(source))
+    }
+
+    @Test func writesThatEndAsTheyBeganRecordNothing() throws {
+        let (source, _, recorder) = try Self.pair()
+        try source.transaction { connection in
+            recorder.reset()
+            try connection.execute(script: "INSERT INTO t(id, n) VALUES ('new', 1); DELETE FROM t WHERE id = 'new'")
+            try connection.execute(script: "UPDATE t SET n = 500 WHERE id = 'k1'; UPDATE t SET n = 1 WHERE id = 'k1'")
+            try connection.execute(script: "UPDATE w SET v = v WHERE a = 'k2'")
+            #expect(!recorder.isEmpty)
+            #expect(!recorder.needsRereading)
+            #expect(try Self.changeset(recorder, on: connection).isEmpty)
+        }
+    }
+
+    @Test func aFailedStatementOrARolledBackSavepointMakesTheRowsReadAgain() throws {
+        let (source, _, recorder) = try Self.pair()
+        try source.transaction { connection in
+            recorder.reset()
+            try connection.execute("UPDATE t SET n = 7 WHERE id = 'k3'", arguments: [])
+            #expect(!recorder.needsRereading)
+            #expect(throws: SQLiteError.self) {
+                try connection.execute("UPDATE t SET n = n + 995 WHERE id >= 'k3'", arguments: [])
+            }
+            #expect(recorder.needsRereading)
+            // Rows the failed statement changed are read again: only k3's first update remains.
+            let changeset = try Changeset(parsing: try Self.changeset(recorder, on: connection))
+            #expect(changeset.changeCount == 1)
+            recorder.reset()
+            #expect(!recorder.needsRereading)
+            try connection.execute(script: "SAVEPOINT s; DELETE FROM t WHERE id = 'k4'; ROLLBACK TO s; RELEASE s")
+            #expect(recorder.needsRereading)
+            #expect(try Self.changeset(recorder, on: connection).isEmpty)
+        }
+    }
+
+    @Test func changedColumnsAfterChangedRowsAreRefusedByName() throws {
+        let (source, _, recorder) = try Self.pair()
+        #expect(throws: SQLiteError.self) {
+            try source.transaction { connection in
+                recorder.reset()
+                try connection.execute("UPDATE t SET n = 8 WHERE id = 'k5'", arguments: [])
+                try connection.execute(script: "ALTER TABLE t ADD COLUMN extra TEXT")
+                try connection.execute("UPDATE t SET n = 9 WHERE id = 'k6'", arguments: [])
+                do {
+                    _ = try Self.changeset(recorder, on: connection)
+                } catch let error as SQLiteError {
+                    #expect(error.code == .schema)
+                    #expect(error.message.contains("table t has 6 columns"))
+                    throw error
+                }
+            }
+        }
+    }
+
+    @Test func aSecondRecorderOnOneConnectionIsRefused() throws {
+        let (source, _, recorder) = try Self.pair()
+        #expect(throws: SQLiteError.self) { _ = try source.openChangeRecorder(tables: ["t"]) }
+        recorder.close()
+        try source.execute("UPDATE t SET n = 3 WHERE id = 'k1'", arguments: [])
+        #expect(recorder.isEmpty)
+    }
+}
