@@ -233,6 +233,24 @@ struct ChangeRecorderTests {
         }
     }
 
+    @Test(arguments: ["UTF-8", "UTF-16le", "UTF-16be"])
+    func textIsRecordedAsUTF8WhateverTheDatabaseStores(encoding: String) throws {
+        let connection = try Connection.inMemory()
+        try connection.execute(script: "PRAGMA encoding = '\(encoding)'; CREATE TABLE e(id TEXT PRIMARY KEY, v TEXT)")
+        let recorder = try connection.openChangeRecorder(tables: ["e"])
+        #expect(recorder.storesUTF8 == (encoding == "UTF-8"))
+        try connection.transaction { connection in
+            recorder.reset()
+            try connection.execute("INSERT INTO e VALUES ('clé', ?)", arguments: [.text("héllo, 世界 🌍")])
+            let schema = try SyncTableSchema(table: "e", on: connection)
+            let bytes = try recorder.changeset(
+                layout: { _ in ChangeRecorder.Layout(name: schema.name, keyFlags: schema.keyFlags) },
+                currentRecord: { _, _ in nil })
+            let change = try Changeset(parsing: bytes).tables[0].changes[0]
+            #expect(change.new == [.text("clé"), .text("héllo, 世界 🌍")])
+        }
+    }
+
     @Test func aSecondRecorderOnOneConnectionIsRefused() throws {
         let (source, _, recorder) = try Self.pair()
         #expect(throws: SQLiteError.self) { _ = try source.openChangeRecorder(tables: ["t"]) }

@@ -73,15 +73,21 @@ final class ChangeRecorder {
         bindery_session_missing_option().map { String(cString: $0) }
     }
 
+    /// Whether the database stores text as UTF-8, the changeset's encoding, and had a page when the
+    /// recorder was made (its encoding can no longer change): a text value's bytes are copied as they
+    /// are (`sqlite3_value_blob`), not converted to a NUL-terminated copy first (`sqlite3_value_text`).
+    let storesUTF8: Bool
+
     /// A recorder of `tables` on `database`, whose hook is set: throws when SQLite lacks the preupdate
-    /// hook or the changeset functions.
-    init(database: OpaquePointer, status: ConnectionStatus, tables: [String]) throws {
+    /// hook or the changeset functions. `storesUTF8`: see ``storesUTF8``.
+    init(database: OpaquePointer, status: ConnectionStatus, tables: [String], storesUTF8: Bool) throws {
         if let missing = bindery_session_missing_option() {
             throw SQLiteError(
                 code: .misuse, message: "SQLite was compiled without \(String(cString: missing))", sql: nil)
         }
         self.status = status
         self.tables = tables
+        self.storesUTF8 = storesUTF8
         cNames = tables.map { Array($0.utf8CString) }
         undoMark = status.possibleUndos
         let code = bindery_preupdate_hook(
@@ -157,14 +163,16 @@ final class ChangeRecorder {
         var failure: SQLiteError?
         let start = buffer.count
         if operation != SQLITE_INSERT {
-            Self.appendRecord(columnCount, from: database, using: bindery_preupdate_old, to: &buffer, &failure)
+            Self.appendRecord(
+                columnCount, from: database, using: bindery_preupdate_old, storesUTF8, to: &buffer, &failure)
         }
         let middle = buffer.count
         if isBlobWrite {
             // The new record is read again with every other row when the changeset is made.
             buffer.append(contentsOf: buffer[start..<middle])
         } else if operation != SQLITE_DELETE {
-            Self.appendRecord(columnCount, from: database, using: bindery_preupdate_new, to: &buffer, &failure)
+            Self.appendRecord(
+                columnCount, from: database, using: bindery_preupdate_new, storesUTF8, to: &buffer, &failure)
         }
         if let failure, self.failure == nil {
             self.failure = failure
@@ -178,7 +186,7 @@ final class ChangeRecorder {
     /// Appends the `columnCount` values `read` gives (`sqlite3_preupdate_old` or `_new`) as a record.
     private static func appendRecord(
         _ columnCount: Int, from database: OpaquePointer,
-        using read: (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Int32,
+        using read: (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Int32, _ storesUTF8: Bool,
         to bytes: inout [UInt8], _ failure: inout SQLiteError?
     ) {
         for column in 0..<Int32(columnCount) {
@@ -190,12 +198,14 @@ final class ChangeRecorder {
                 bytes.append(ChangesetEncoding.null)
                 continue
             }
-            append(value, to: &bytes, &failure)
+            append(value, storesUTF8, to: &bytes, &failure)
         }
     }
 
     /// Appends one value in the changeset format.
-    private static func append(_ value: OpaquePointer, to bytes: inout [UInt8], _ failure: inout SQLiteError?) {
+    private static func append(
+        _ value: OpaquePointer, _ storesUTF8: Bool, to bytes: inout [UInt8], _ failure: inout SQLiteError?
+    ) {
         switch sqlite3_value_type(value) {
         case SQLITE_INTEGER:
             bytes.append(ChangesetEncoding.integer)
@@ -203,6 +213,11 @@ final class ChangeRecorder {
         case SQLITE_FLOAT:
             bytes.append(ChangesetEncoding.real)
             ChangesetEncoding.appendBigEndian(sqlite3_value_double(value).bitPattern, to: &bytes)
+        case SQLITE_TEXT where storesUTF8:
+            // The stored UTF-8 bytes (`sqlite3_value_blob` of a TEXT value), then their count.
+            let text = sqlite3_value_blob(value)
+            let count = Int(sqlite3_value_bytes(value))
+            appendLengthPrefixed(ChangesetEncoding.text, text, count, to: &bytes, &failure)
         case SQLITE_TEXT:
             // `sqlite3_value_text` first, then its length in bytes (SQLite's documented order).
             let text = sqlite3_value_text(value)

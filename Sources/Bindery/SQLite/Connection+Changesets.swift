@@ -12,7 +12,17 @@ extension Connection {
         guard !hasChangeRecorder else {
             throw SQLiteError(code: .misuse, message: "the connection records its changes already", sql: nil)
         }
-        let recorder = try ChangeRecorder(database: handle, status: status, tables: tables)
+        // A database's text encoding is fixed once it has a page: a recorder of a UTF-8 one copies a
+        // text value's bytes as they are stored.
+        let encoding = try rows("PRAGMA main.encoding", arguments: []).first?.values.first
+        let pages = try rows("PRAGMA main.page_count", arguments: []).first?.values.first
+        let storesUTF8: Bool
+        if case .text("UTF-8") = encoding, case .integer(let count) = pages, count > 0 {
+            storesUTF8 = true
+        } else {
+            storesUTF8 = false
+        }
+        let recorder = try ChangeRecorder(database: handle, status: status, tables: tables, storesUTF8: storesUTF8)
         keepUntilClose(recorder)
         return recorder
     }
