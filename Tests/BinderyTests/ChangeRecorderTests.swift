@@ -54,7 +54,8 @@ struct ChangeRecorderTests {
         try recorder.changeset(
             layout: { name in
                 let schema = try SyncTableSchema(table: name, on: connection)
-                return ChangeRecorder.Layout(name: schema.name, keyFlags: schema.keyFlags)
+                return ChangeRecorder.Layout(
+                    name: schema.name, keyFlags: schema.keyFlags, heldColumns: schema.heldColumns)
             },
             currentRecord: { layout, key in
                 let schema = try SyncTableSchema(table: layout.name, on: connection)
@@ -169,6 +170,43 @@ struct ChangeRecorderTests {
             }
         }
         #expect(try Self.contents(copy) == Self.contents(source))
+    }
+
+    @Test func generatedColumnsAreLeftOutAndComputedWhereTheChangesetIsApplied() throws {
+        let schema = """
+            CREATE TABLE g(id TEXT PRIMARY KEY, a INTEGER, v INTEGER AS (a * 2) STORED, \
+            s TEXT AS ('s' || a) STORED, z TEXT);
+            INSERT INTO g(id, a, z) VALUES ('one', 1, 'z'), ('two', 2, 'z');
+            """
+        let source = try Connection.inMemory()
+        let copy = try Connection.inMemory()
+        try source.execute(script: schema)
+        try copy.execute(script: schema)
+        let recorder = try source.openChangeRecorder(tables: ["g"])
+        let bytes = try source.transaction { connection in
+            recorder.reset()
+            try connection.execute(
+                script: """
+                    INSERT INTO g(id, a, z) VALUES ('three', 3, 'z');
+                    UPDATE g SET a = 20 WHERE id = 'two';
+                    DELETE FROM g WHERE id = 'one';
+                    """)
+            return try Self.changeset(recorder, on: connection)
+        }
+        let changeset = try Changeset(parsing: bytes)
+        #expect(changeset.tables.map(\.columnCount) == [3])
+        #expect(changeset.changeCount == 3)
+        try copy.transaction { connection in
+            try connection.applyChangeset(bytes) { conflict in
+                Issue.record("a conflict applying the changeset: \(conflict)")
+                return .abort
+            }
+        }
+        let rows = { (connection: Connection) in
+            try connection.rows("SELECT id, a, v, s, z FROM g ORDER BY id", arguments: []).map(\.values)
+        }
+        #expect(try rows(copy) == rows(source))
+        #expect(try rows(copy).count == 2)
     }
 
     @Test func writesThatEndAsTheyBeganRecordNothing() throws {

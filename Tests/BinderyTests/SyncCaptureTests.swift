@@ -99,6 +99,54 @@ struct SyncCaptureTests {
         #expect(try await Self.outbox(db).count == 1)
     }
 
+    @Test func aRefusedWriteDoesNotRefuseTheNextWritesOfOtherTables() async throws {
+        // A file database: reads go to reader connections, so no transaction runs on the writer between
+        // the refused write and the next one.
+        let path = Self.crashPath("refused-\(UUID().uuidString)")
+        defer { Self.removeDatabase(path) }
+        let db = try Self.syncedDatabase(path: path)
+        try await db.write { try $0.execute(script: Self.schema) }
+        for _ in 0..<2 {
+            await #expect(throws: SQLiteError.self) {
+                try await db.writeWithoutTransaction { conn in
+                    try conn.execute("INSERT INTO todos VALUES ('1', 'milk', 0, 1)", arguments: [])
+                }
+            }
+            try await db.writeWithoutTransaction { conn in
+                try conn.execute("INSERT INTO local_notes(body) VALUES ('x')", arguments: [])
+            }
+        }
+        #expect(try await db.count(SyncTodo.self) == 0)
+        #expect(try await db.read { try $0.rows("SELECT * FROM local_notes", arguments: []) }.count == 2)
+        #expect(try await Self.outbox(db).isEmpty)
+        try await db.close()
+    }
+
+    @Test func virtualGeneratedColumnsAreRefusedAndStoredOnesSynced() async throws {
+        let db = try Self.syncedDatabase(tables: [SyncTable("shapes"), SyncTable("boxes")])
+        do {
+            try await db.write {
+                try $0.execute(script: "CREATE TABLE shapes(id TEXT PRIMARY KEY, w INTEGER, area INTEGER AS (w * w))")
+            }
+            Issue.record("a VIRTUAL generated column was accepted")
+        } catch SyncError.unsupportedColumn(let table, let column, let reason) {
+            #expect(table == "shapes" && column == "area")
+            #expect(reason.contains("STORED"))
+        }
+        try await db.write {
+            try $0.execute(
+                script: """
+                    CREATE TABLE boxes(id TEXT PRIMARY KEY, w INTEGER, area INTEGER AS (w * w) STORED, label TEXT);
+                    INSERT INTO boxes(id, w, label) VALUES ('b', 3, 'box');
+                    """)
+        }
+        try await db.write { try $0.execute(script: "UPDATE boxes SET w = 4 WHERE id = 'b'") }
+        let last = try #require(try await Self.outbox(db).last)
+        let change = try #require(try Changeset(parsing: last.changeset).tables.first?.changes.first)
+        #expect(change.old == [.text("b"), .integer(3), .text("box")])
+        #expect(change.new == [.text("b"), .integer(4), .text("box")])
+    }
+
     @Test func integerPrimaryKeysAndTablesWithoutKeyAreRefused() async throws {
         // Creating a synced table with a rowid key, or without a key, fails and rolls back.
         let db = try Self.syncedDatabase(tables: [SyncTable("counters"), SyncTable("loose")])

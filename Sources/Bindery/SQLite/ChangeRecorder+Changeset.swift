@@ -77,14 +77,18 @@ extension ChangeRecorder {
                 rows.append(Row(table: table, key: key, original: original, current: current, indirect: indirect))
             }
         }
-        for event in events {
+        for var event in events {
             guard let layout = layouts[event.table] else { continue }
-            guard layout.keyFlags.count == event.columnCount else {
+            guard layout.hookColumnCount == event.columnCount else {
                 throw SQLiteError(
                     code: .schema,
-                    message: "table \(layout.name) has \(layout.keyFlags.count) columns, and a row of it was "
+                    message: "table \(layout.name) has \(layout.hookColumnCount) columns, and a row of it was "
                         + "changed in this transaction when it had \(event.columnCount): commit the changes to a "
                         + "synced table's rows before changing its columns", sql: nil)
+            }
+            if !layout.heldColumns.isEmpty {
+                event.old = try held(event.old, layout)
+                event.new = try held(event.new, layout)
             }
             switch event.operation {
             case SQLITE_INSERT:
@@ -130,6 +134,24 @@ extension ChangeRecorder {
             position = end
         }
         return key
+    }
+
+    /// The record at `range` without the values of the columns the changeset does not hold (generated
+    /// ones), kept with the others.
+    private func held(_ range: Range<Int>, _ layout: Layout) throws -> Range<Int> {
+        guard !range.isEmpty else { return range }
+        var record: [UInt8] = []
+        var position = range.lowerBound
+        for isHeld in layout.heldColumns {
+            guard let end = ChangesetEncoding.endOfValue(in: bytes, at: position), end <= range.upperBound else {
+                throw SQLiteError(code: .internal, message: "a recorded row of \(layout.name) is malformed", sql: nil)
+            }
+            if isHeld {
+                record.append(contentsOf: bytes[position..<end])
+            }
+            position = end
+        }
+        return keep(record)
     }
 
     /// Reads the row with `key` again, and keeps its record with the others.

@@ -29,8 +29,15 @@ final class ChangeRecorder {
     struct Layout: Equatable {
         /// The table's name as the schema spells it (written in the changeset).
         var name: String
-        /// For each column, its position in the primary key (1 for the first), or 0.
+        /// For each column of the changeset, its position in the primary key (1 for the first), or 0.
         var keyFlags: [UInt8]
+        /// For each column of the table as the hook gives them, generated ones included, whether the
+        /// changeset holds it (a generated column is computed again where the changeset is applied);
+        /// empty when the table has no generated column.
+        var heldColumns: [Bool] = []
+
+        /// The number of values the hook gives for a row of the table.
+        var hookColumnCount: Int { heldColumns.isEmpty ? keyFlags.count : heldColumns.count }
     }
 
     /// One change the hook saw: where its records are in ``bytes``.

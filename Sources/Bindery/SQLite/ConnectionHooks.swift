@@ -292,6 +292,7 @@ final class ConnectionHooks {
     }
 
     private func didRollback() {
+        commitGuard?.didRollBack()
         open = DatabaseRegion()
         openHoldsLastStatement = false
         committing = nil

@@ -12,6 +12,9 @@ protocol TransactionParticipant: AnyObject {
     /// or a statement run outside a transaction): false turns the commit into a rollback, which
     /// fails with `SQLITE_CONSTRAINT_COMMITHOOK`. It must not run statements.
     func allowsCommit() -> Bool
+    /// Called from SQLite's rollback hook when a transaction rolls back (a refused commit included).
+    /// It must not run statements.
+    func didRollBack()
     /// Called by ``Connection/close()`` before the connection closes.
     func connectionWillClose()
 }

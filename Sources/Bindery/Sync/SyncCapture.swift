@@ -66,6 +66,11 @@ final class SyncCapture: TransactionParticipant {
         return recorder?.isEmpty ?? false
     }
 
+    func didRollBack() {
+        // What the transaction changed is gone: a later commit of other tables is not refused for it.
+        recorder?.reset()
+    }
+
     func connectionWillClose() {
         recorder?.close()
         recorder = nil
@@ -156,7 +161,8 @@ final class SyncCapture: TransactionParticipant {
             layout: { name in
                 do {
                     let schema = try checkedSchema(of: name, on: connection)
-                    return ChangeRecorder.Layout(name: schema.name, keyFlags: schema.keyFlags)
+                    return ChangeRecorder.Layout(
+                        name: schema.name, keyFlags: schema.keyFlags, heldColumns: schema.heldColumns)
                 } catch SyncError.noSuchTable {
                     return nil
                 }

@@ -13,13 +13,17 @@ import Foundation
 /// }
 /// ```
 public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The SQLite library in use was compiled without the session extension, which sync is built on:
-    /// `option` names the missing compile-time option (`SQLITE_ENABLE_SESSION` or
-    /// `SQLITE_ENABLE_PREUPDATE_HOOK`). Debian's and Apple's SQLite have both.
+    /// The SQLite library in use was compiled without the pre-update hook (which records a synced
+    /// table's changes) or the session extension (which applies them): `option` names the missing
+    /// compile-time option (`SQLITE_ENABLE_PREUPDATE_HOOK` or `SQLITE_ENABLE_SESSION`). Debian's and
+    /// Apple's SQLite have both.
     case sessionExtensionUnavailable(missingOption: String)
     /// A synced table's primary key could collide between copies, or the table has none: `reason`
     /// says which and what to use instead (a UUID or TEXT key chosen by the app).
     case unsafeKey(table: String, reason: String)
+    /// A synced table has a column whose changes cannot be recorded: `reason` says why and what to do
+    /// instead (a `VIRTUAL` generated column, whose values SQLite's pre-update hook does not give).
+    case unsupportedColumn(table: String, column: String, reason: String)
     /// A declared synced table does not exist in the database.
     case noSuchTable(String)
     /// The changeset at hub sequence `sequence` was made by a copy at schema version `needed`, newer
@@ -51,9 +55,12 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .sessionExtensionUnavailable(let option):
-            return "sync needs SQLite's session extension, and this SQLite was compiled without \(option)"
+            return "sync needs SQLite's pre-update hook and session extension, and this SQLite was compiled "
+                + "without \(option)"
         case .unsafeKey(let table, let reason):
             return "table \(table) cannot be synced: \(reason)"
+        case .unsupportedColumn(let table, let column, let reason):
+            return "table \(table) cannot be synced because of its column \(column): \(reason)"
         case .noSuchTable(let table):
             return "the synced table \(table) does not exist"
         case .newerSchema(let sequence, let needed, let have):

@@ -10,6 +10,9 @@ struct SyncTableSchema {
     /// For each column, its position in the primary key (1 for the first), or 0: what a changeset of
     /// the table holds in its header (``Changeset/Table/keyFlags``).
     var keyFlags: [UInt8]
+    /// For each column of the table, generated ones included (the values SQLite's pre-update hook
+    /// gives), whether it is one of ``columns``; empty when the table has no generated column.
+    var heldColumns: [Bool] = []
     /// `SELECT` of the whole row with a key (one `?` per key column, in column order).
     private(set) var selectRowSQL = ""
     /// `INSERT … ON CONFLICT DO UPDATE` of a whole row.
@@ -50,6 +53,20 @@ struct SyncTableSchema {
         }
         self.columns = columns
         self.keyFlags = keyFlags
+        let hidden = try connection.rows(
+            "SELECT name, hidden FROM pragma_table_xinfo(?) ORDER BY cid", arguments: [.text(table)])
+        if hidden.count != columns.count {
+            // Generated columns: computed again where a changeset is applied, so not held in it.
+            let virtual = hidden.first { $0.values[1] == .integer(2) }
+            if let virtual, case .text(let name) = virtual.values[0] {
+                throw SyncError.unsupportedColumn(
+                    table: table, column: name,
+                    reason: "it is a VIRTUAL generated column, and SQLite's pre-update hook does not give the "
+                        + "values of a row of such a table in their columns: declare it STORED, or compute it in "
+                        + "the app or a view")
+            }
+            heldColumns = hidden.map { $0.values[1] == .integer(0) }
+        }
         makeSQL()
         let keyColumns = keyFlags.indices.filter { keyFlags[$0] != 0 }
         guard !keyColumns.isEmpty else {
