@@ -240,6 +240,22 @@ struct ChangeRecorderTests {
             try connection.execute(script: "SAVEPOINT s; DELETE FROM t WHERE id = 'k4'; ROLLBACK TO s; RELEASE s")
             #expect(recorder.needsRereading)
             #expect(try Self.changeset(recorder, on: connection).isEmpty)
+            // A nested transaction scope that throws rolls its savepoint back.
+            recorder.reset()
+            _ = try? connection.transaction { inner in
+                try inner.execute("DELETE FROM t WHERE id = 'k5'", arguments: [])
+                throw CancellationError()
+            }
+            #expect(recorder.needsRereading)
+            #expect(try Self.changeset(recorder, on: connection).isEmpty)
+            // A single ROLLBACK TO statement (not a script).
+            recorder.reset()
+            try connection.execute("SAVEPOINT single", arguments: [])
+            try connection.execute("DELETE FROM t WHERE id = 'k6'", arguments: [])
+            try connection.execute("ROLLBACK TO single", arguments: [])
+            try connection.execute("RELEASE single", arguments: [])
+            #expect(recorder.needsRereading)
+            #expect(try Self.changeset(recorder, on: connection).isEmpty)
         }
     }
 
