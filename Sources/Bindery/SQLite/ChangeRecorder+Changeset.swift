@@ -122,6 +122,7 @@ extension ChangeRecorder {
 
     /// The values of the key columns of the record at `range`, as one record (in column order).
     private func key(of range: Range<Int>, _ layout: Layout) throws -> [UInt8] {
+        let bytes = self.bytes
         var key: [UInt8] = []
         var position = range.lowerBound
         for flag in layout.keyFlags {
@@ -129,7 +130,12 @@ extension ChangeRecorder {
                 throw SQLiteError(code: .internal, message: "a recorded row of \(layout.name) is malformed", sql: nil)
             }
             if flag != 0 {
-                key.append(contentsOf: bytes[position..<end])
+                if key.isEmpty {
+                    // One allocation of the right size for a key of one column.
+                    key = Array(bytes[position..<end])
+                } else {
+                    key.append(contentsOf: bytes[position..<end])
+                }
             }
             position = end
         }
