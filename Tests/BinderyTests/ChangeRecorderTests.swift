@@ -209,6 +209,44 @@ struct ChangeRecorderTests {
         #expect(try rows(copy).count == 2)
     }
 
+    @Test func aKeyOfColumnsApartFindsEachRowsChanges() throws {
+        // The key columns a and c are not next to each other in the row.
+        let schema = """
+            CREATE TABLE n(a TEXT, v TEXT, c INTEGER, PRIMARY KEY (c, a));
+            INSERT INTO n VALUES ('x', 'one', 1), ('x', 'two', 2), ('y', 'three', 1);
+            """
+        let source = try Connection.inMemory()
+        let copy = try Connection.inMemory()
+        try source.execute(script: schema)
+        try copy.execute(script: schema)
+        let recorder = try source.openChangeRecorder(tables: ["n"])
+        let bytes = try source.transaction { connection in
+            recorder.reset()
+            try connection.execute(
+                script: """
+                    UPDATE n SET v = 'uno' WHERE a = 'x' AND c = 1;
+                    UPDATE n SET v = 'eins' WHERE a = 'x' AND c = 1;
+                    UPDATE n SET c = 5 WHERE a = 'y';
+                    INSERT INTO n VALUES ('z', 'four', 4);
+                    DELETE FROM n WHERE a = 'z';
+                    DELETE FROM n WHERE a = 'x' AND c = 2;
+                    """)
+            return try Self.changeset(recorder, on: connection)
+        }
+        // x/1 updated once, y/1 deleted and y/5 inserted, x/2 deleted; z came and went.
+        #expect(try Changeset(parsing: bytes).changeCount == 4)
+        try copy.transaction { connection in
+            try connection.applyChangeset(bytes) { conflict in
+                Issue.record("a conflict applying the changeset: \(conflict)")
+                return .abort
+            }
+        }
+        let rows = { (connection: Connection) in
+            try connection.rows("SELECT * FROM n ORDER BY a, c", arguments: []).map(\.values)
+        }
+        #expect(try rows(copy) == rows(source))
+    }
+
     @Test func writesThatEndAsTheyBeganRecordNothing() throws {
         let (source, _, recorder) = try Self.pair()
         try source.transaction { connection in

@@ -2,10 +2,11 @@ import CSQLite
 
 /// Making the changeset of what a ``ChangeRecorder`` saw.
 extension ChangeRecorder {
-    /// A row the changes touched: its key, and where its records are in the recorder's bytes.
+    /// A row the changes touched: where its key and its records are in the recorded bytes.
     private struct Row {
         var table: Int
-        var key: [UInt8]
+        /// The values of the key columns, one record (in column order).
+        var key: Range<Int>
         /// The row as it was when the recording began (nil: there was none).
         var original: Range<Int>?
         /// The row as it is now (nil: there is none).
@@ -49,30 +50,35 @@ extension ChangeRecorder {
         for (index, table) in tables.enumerated() {
             layouts.append(events.contains { $0.table == index } ? try layout(table) : nil)
         }
+        // The recorded bytes are taken out of the recorder while the changeset is made (the records
+        // made here are added to them) and given back: no exclusive access to the property per value.
+        var buffer: [UInt8] = []
+        swap(&buffer, &bytes)
+        defer { swap(&buffer, &bytes) }
         var rows: [Row] = []
         rows.reserveCapacity(events.count)
         // A transaction of a few changes finds a row's earlier changes by comparing keys; past
         // `linearSearchLimit` rows, a dictionary finds them.
         var positions: [RowKey: Int] = [:]
-        func position(of table: Int, _ key: [UInt8]) -> Int? {
+        func position(of table: Int, _ key: Range<Int>) -> Int? {
             if rows.count <= Self.linearSearchLimit {
-                return rows.firstIndex { $0.table == table && $0.key == key }
+                return rows.firstIndex { $0.table == table && buffer[$0.key].elementsEqual(buffer[key]) }
             }
             if positions.isEmpty {
                 positions.reserveCapacity(events.count)
                 for (index, row) in rows.enumerated() {
-                    positions[RowKey(table: row.table, key: row.key)] = index
+                    positions[RowKey(table: row.table, key: Array(buffer[row.key]))] = index
                 }
             }
-            return positions[RowKey(table: table, key: key)]
+            return positions[RowKey(table: table, key: Array(buffer[key]))]
         }
-        func touch(_ table: Int, _ key: [UInt8], original: Range<Int>?, current: Range<Int>?, indirect: Bool) {
+        func touch(_ table: Int, _ key: Range<Int>, original: Range<Int>?, current: Range<Int>?, indirect: Bool) {
             if let position = position(of: table, key) {
                 rows[position].current = current
                 rows[position].indirect = rows[position].indirect && indirect
             } else {
                 if !positions.isEmpty {
-                    positions[RowKey(table: table, key: key)] = rows.count
+                    positions[RowKey(table: table, key: Array(buffer[key]))] = rows.count
                 }
                 rows.append(Row(table: table, key: key, original: original, current: current, indirect: indirect))
             }
@@ -87,22 +93,20 @@ extension ChangeRecorder {
                         + "synced table's rows before changing its columns", sql: nil)
             }
             if !layout.heldColumns.isEmpty {
-                event.old = try held(event.old, layout)
-                event.new = try held(event.new, layout)
+                event.old = try Self.held(event.old, layout, in: &buffer)
+                event.new = try Self.held(event.new, layout, in: &buffer)
             }
             switch event.operation {
             case SQLITE_INSERT:
-                touch(
-                    event.table, try key(of: event.new, layout), original: nil, current: event.new,
-                    indirect: event.indirect)
+                let key = try Self.key(of: event.new, layout, in: &buffer)
+                touch(event.table, key, original: nil, current: event.new, indirect: event.indirect)
             case SQLITE_DELETE:
-                touch(
-                    event.table, try key(of: event.old, layout), original: event.old, current: nil,
-                    indirect: event.indirect)
+                let key = try Self.key(of: event.old, layout, in: &buffer)
+                touch(event.table, key, original: event.old, current: nil, indirect: event.indirect)
             default:
-                let oldKey = try key(of: event.old, layout)
-                let newKey = try key(of: event.new, layout)
-                if oldKey == newKey {
+                let oldKey = try Self.key(of: event.old, layout, in: &buffer)
+                let newKey = try Self.key(of: event.new, layout, in: &buffer)
+                if buffer[oldKey].elementsEqual(buffer[newKey]) {
                     touch(event.table, oldKey, original: event.old, current: event.new, indirect: event.indirect)
                 } else {
                     // A changed key: the row with the old key is gone, and one with the new key is there.
@@ -114,64 +118,91 @@ extension ChangeRecorder {
         if needsRereading {
             for index in rows.indices {
                 guard let layout = layouts[rows[index].table] else { continue }
-                rows[index].current = try reread(rows[index].key, layout, currentRecord)
-            }
-        }
-        return written(rows, layouts)
-    }
-
-    /// The values of the key columns of the record at `range`, as one record (in column order).
-    private func key(of range: Range<Int>, _ layout: Layout) throws -> [UInt8] {
-        let bytes = self.bytes
-        var key: [UInt8] = []
-        var position = range.lowerBound
-        for flag in layout.keyFlags {
-            guard let end = ChangesetEncoding.endOfValue(in: bytes, at: position), end <= range.upperBound else {
-                throw SQLiteError(code: .internal, message: "a recorded row of \(layout.name) is malformed", sql: nil)
-            }
-            if flag != 0 {
-                if key.isEmpty {
-                    // One allocation of the right size for a key of one column.
-                    key = Array(bytes[position..<end])
-                } else {
-                    key.append(contentsOf: bytes[position..<end])
+                rows[index].current = try currentRecord(layout, Array(buffer[rows[index].key])).map {
+                    Self.keep($0, in: &buffer)
                 }
             }
-            position = end
         }
-        return key
+        return Self.written(rows, layouts, buffer)
+    }
+
+    /// The values of the key columns of the record at `range` of `buffer`, as one record (in column
+    /// order): where they are, when the key columns are next to each other (a key of one column), or
+    /// where they were kept, put together.
+    private static func key(of range: Range<Int>, _ layout: Layout, in buffer: inout [UInt8]) throws -> Range<Int> {
+        var start: Int?
+        var end = range.lowerBound
+        var isContiguous = true
+        var position = range.lowerBound
+        for flag in layout.keyFlags {
+            let next = try endOfValue(buffer, position, range, layout)
+            if flag != 0 {
+                if start == nil {
+                    start = position
+                } else if end != position {
+                    isContiguous = false
+                }
+                end = next
+            }
+            position = next
+        }
+        guard let start else {
+            throw SQLiteError(
+                code: .misuse, message: "table \(layout.name) has no primary key: its rows cannot be told apart",
+                sql: nil)
+        }
+        if isContiguous {
+            return start..<end
+        }
+        var key: [UInt8] = []
+        position = range.lowerBound
+        for flag in layout.keyFlags {
+            let next = try endOfValue(buffer, position, range, layout)
+            if flag != 0 {
+                key.append(contentsOf: buffer[position..<next])
+            }
+            position = next
+        }
+        return keep(key, in: &buffer)
     }
 
     /// The record at `range` without the values of the columns the changeset does not hold (generated
     /// ones), kept with the others.
-    private func held(_ range: Range<Int>, _ layout: Layout) throws -> Range<Int> {
+    private static func held(_ range: Range<Int>, _ layout: Layout, in buffer: inout [UInt8]) throws -> Range<Int> {
         guard !range.isEmpty else { return range }
         var record: [UInt8] = []
         var position = range.lowerBound
         for isHeld in layout.heldColumns {
-            guard let end = ChangesetEncoding.endOfValue(in: bytes, at: position), end <= range.upperBound else {
-                throw SQLiteError(code: .internal, message: "a recorded row of \(layout.name) is malformed", sql: nil)
-            }
+            let next = try endOfValue(buffer, position, range, layout)
             if isHeld {
-                record.append(contentsOf: bytes[position..<end])
+                record.append(contentsOf: buffer[position..<next])
             }
-            position = end
+            position = next
         }
-        return keep(record)
+        return keep(record, in: &buffer)
     }
 
-    /// Reads the row with `key` again, and keeps its record with the others.
-    private func reread(
-        _ key: [UInt8], _ layout: Layout, _ currentRecord: (Layout, [UInt8]) throws -> [UInt8]?
-    ) throws -> Range<Int>? {
-        guard let record = try currentRecord(layout, key) else { return nil }
-        return keep(record)
+    /// Where the value at `position` of a record of `layout` at `range` ends.
+    private static func endOfValue(_ buffer: [UInt8], _ position: Int, _ range: Range<Int>, _ layout: Layout) throws
+        -> Int
+    {
+        guard let end = ChangesetEncoding.endOfValue(in: buffer, at: position), end <= range.upperBound else {
+            throw SQLiteError(code: .internal, message: "a recorded row of \(layout.name) is malformed", sql: nil)
+        }
+        return end
     }
 
-    /// The changeset of `rows`.
-    private func written(_ rows: [Row], _ layouts: [Layout?]) -> [UInt8] {
+    /// Appends `record` to `buffer`; its place there.
+    private static func keep(_ record: [UInt8], in buffer: inout [UInt8]) -> Range<Int> {
+        let start = buffer.count
+        buffer.append(contentsOf: record)
+        return start..<buffer.count
+    }
+
+    /// The changeset of `rows`, whose records are in `buffer`.
+    private static func written(_ rows: [Row], _ layouts: [Layout?], _ buffer: [UInt8]) -> [UInt8] {
         var output: [UInt8] = []
-        output.reserveCapacity(bytes.count + 64 * layouts.count)
+        output.reserveCapacity(buffer.count + 64 * layouts.count)
         for (table, layout) in layouts.enumerated() {
             guard let layout else { continue }
             var wroteHeader = false
@@ -185,7 +216,7 @@ extension ChangeRecorder {
                 case (.some, nil):
                     operation = SQLITE_DELETE
                 case (.some(let original), .some(let current)):
-                    guard !bytes[original].elementsEqual(bytes[current]) else { continue }
+                    guard !buffer[original].elementsEqual(buffer[current]) else { continue }
                     operation = SQLITE_UPDATE
                 }
                 if !wroteHeader {
@@ -199,10 +230,10 @@ extension ChangeRecorder {
                 output.append(UInt8(operation))
                 output.append(row.indirect ? 1 : 0)
                 if let original = row.original {
-                    output.append(contentsOf: bytes[original])
+                    output.append(contentsOf: buffer[original])
                 }
                 if let current = row.current {
-                    output.append(contentsOf: bytes[current])
+                    output.append(contentsOf: buffer[current])
                 }
             }
         }

@@ -63,8 +63,9 @@ final class ChangeRecorder {
     private let cNames: [[CChar]]
     /// Whether changes are recorded now (off while sync applies changes that came from elsewhere).
     var isEnabled = true
-    /// The records of every change, one after the other.
-    private(set) var bytes: [UInt8] = []
+    /// The records of every change, one after the other (taken out and given back by the hook and by
+    /// ``changeset(layout:currentRecord:)`` while they add to them).
+    var bytes: [UInt8] = []
     /// The changes, in the order they were made.
     private(set) var events: [Event] = []
     /// Whether a row was written by incremental blob I/O since ``reset()``.
@@ -138,13 +139,6 @@ final class ChangeRecorder {
     /// was rolled back), or a row was written whose new value the hook did not see: the rows must be
     /// read again.
     var needsRereading: Bool { sawBlobWrite || status.possibleUndos != undoMark }
-
-    /// Keeps `record` (a row read again) with the others; its place in ``bytes``.
-    func keep(_ record: [UInt8]) -> Range<Int> {
-        let start = bytes.count
-        bytes.append(contentsOf: record)
-        return start..<bytes.count
-    }
 
     // MARK: The hook
 

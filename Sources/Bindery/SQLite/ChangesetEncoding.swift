@@ -13,9 +13,7 @@ enum ChangesetEncoding {
 
     /// Appends the 8 bytes of `value`, most significant first.
     static func appendBigEndian(_ value: UInt64, to bytes: inout [UInt8]) {
-        for shift in stride(from: 56, through: 0, by: -8) {
-            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-        }
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// Appends `value` as a SQLite varint: 7 bits a byte, most significant first, the high bit set
