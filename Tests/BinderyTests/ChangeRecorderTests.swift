@@ -49,24 +49,15 @@ struct ChangeRecorderTests {
         return (source, copy, try source.openChangeRecorder(tables: ["t", "w"]))
     }
 
-    /// The recorder's changeset, with the layouts and rows read as the sync layer reads them.
+    /// The recorder's changeset, with the layouts read as the sync layer reads them.
     static func changeset(_ recorder: ChangeRecorder, on connection: Connection) throws -> [UInt8] {
-        try recorder.changeset(
-            layout: { name in
-                let schema = try SyncTableSchema(table: name, on: connection)
-                return ChangeRecorder.Layout(
-                    name: schema.name, keyFlags: schema.keyFlags, heldColumns: schema.heldColumns)
-            },
-            currentRecord: { layout, key in
-                let schema = try SyncTableSchema(table: layout.name, on: connection)
-                let values = try ChangesetReader.record(key, columnCount: schema.keyFlags.filter { $0 != 0 }.count)
-                guard let row = try schema.currentRow(key: values.map { $0 ?? .null }, on: connection) else {
-                    return nil
-                }
-                var record: [UInt8] = []
-                Changeset.append(record: row, columnCount: row.count, to: &record)
-                return record
-            })
+        try recorder.changeset { name in
+            let schema = try SyncTableSchema(table: name, on: connection)
+            return ChangeRecorder.Layout(
+                name: schema.name, keyFlags: schema.keyFlags, heldColumns: schema.heldColumns,
+                realColumns: schema.realColumns, requiredDefaults: schema.requiredDefaults,
+                selectRowSQL: schema.selectRowSQL)
+        }
     }
 
     static func contents(_ connection: Connection) throws -> [[SQLiteValue]] {
@@ -247,6 +238,149 @@ struct ChangeRecorderTests {
         #expect(try rows(copy) == rows(source))
     }
 
+    /// A source, a copy and a recorder of `tables` for `schema`; `body`'s transaction on the source is
+    /// recorded and applied to the copy (every conflict an issue); returns the changeset.
+    static func recordAndApply(
+        _ schema: String, tables: [String], sourceOnly: String = "", _ body: (Connection) throws -> Void
+    ) throws -> (bytes: [UInt8], source: Connection, copy: Connection) {
+        let source = try Connection.inMemory()
+        let copy = try Connection.inMemory()
+        try source.execute(script: schema + sourceOnly)
+        try copy.execute(script: schema)
+        let recorder = try source.openChangeRecorder(tables: tables)
+        let bytes = try source.transaction { connection in
+            recorder.reset()
+            try body(connection)
+            return try Self.changeset(recorder, on: connection)
+        }
+        try copy.transaction { connection in
+            try connection.applyChangeset(bytes) { conflict in
+                Issue.record("a conflict applying the changeset: \(conflict)")
+                return .abort
+            }
+        }
+        return (bytes, source, copy)
+    }
+
+    static func rows(_ connection: Connection, _ table: String) throws -> [[SQLiteValue]] {
+        try connection.rows("SELECT * FROM main.\(table) ORDER BY 1", arguments: []).map(\.values)
+    }
+
+    @Test func aRowReadAgainIsFoundByTheExactBytesOfItsKey() throws {
+        // A key that is not valid UTF-8 (no Swift String holds it), then a failed statement.
+        let bad = try Self.recordAndApply(
+            "CREATE TABLE t(id TEXT PRIMARY KEY, v TEXT); INSERT INTO t VALUES ('k0', 'v');", tables: ["t"]
+        ) { connection in
+            try connection.execute("INSERT INTO t VALUES (CAST(X'C3' AS TEXT), 'new')", arguments: [])
+            _ = try? connection.execute("INSERT INTO t VALUES ('k0', 'duplicate')", arguments: [])
+        }
+        #expect(try Changeset(parsing: bad.bytes).changeCount == 1)
+        #expect(try Self.rows(bad.copy, "t") == Self.rows(bad.source, "t"))
+        // A NOCASE key spelt otherwise by the transaction, then a failed statement.
+        let nocase = try Self.recordAndApply(
+            "CREATE TABLE c(id TEXT PRIMARY KEY COLLATE NOCASE, v TEXT); INSERT INTO c VALUES ('a','v'),('k0','v');",
+            tables: ["c"]
+        ) { connection in
+            try connection.execute("UPDATE c SET id = 'A' WHERE id = 'a'", arguments: [])
+            _ = try? connection.execute("INSERT INTO c VALUES ('k0', 'duplicate')", arguments: [])
+        }
+        #expect(try Self.rows(nocase.copy, "c") == Self.rows(nocase.source, "c"))
+        #expect(try Self.rows(nocase.copy, "c").first?.first == .text("A"))
+    }
+
+    @Test func aTempTableOfTheSameNameIsNotReadAgainInstead() throws {
+        let result = try Self.recordAndApply(
+            "CREATE TABLE t(id TEXT PRIMARY KEY, v TEXT); INSERT INTO t VALUES ('k1', 'old'), ('k0', 'v');",
+            tables: ["t"], sourceOnly: "CREATE TEMP TABLE t(id TEXT PRIMARY KEY, v TEXT);"
+        ) { connection in
+            try connection.execute("UPDATE main.t SET v = 'new' WHERE id = 'k1'", arguments: [])
+            _ = try? connection.execute("INSERT INTO main.t VALUES ('k0', 'duplicate')", arguments: [])
+        }
+        #expect(try Self.rows(result.copy, "t") == Self.rows(result.source, "t"))
+        #expect(try Self.rows(result.copy, "t").contains([.text("k1"), .text("new")]))
+    }
+
+    @Test func changesOmittedWhileAChangesetIsAppliedAreNotRecorded() throws {
+        // A trigger refuses the incoming row: SQLite undoes the insert inside the apply, after the hook
+        // saw it, and the conflict handler omits it.
+        let schema = "CREATE TABLE t(id TEXT PRIMARY KEY, v TEXT);"
+        let guardTrigger = """
+            CREATE TRIGGER t_guard AFTER INSERT ON t WHEN new.v = 'bad' BEGIN SELECT RAISE(ABORT, 'refused'); END;
+            """
+        let other = try Self.recordAndApply(schema, tables: ["t"]) { connection in
+            try connection.execute("INSERT INTO t VALUES ('x', 'bad')", arguments: [])
+        }
+        let target = try Connection.inMemory()
+        try target.execute(script: schema + guardTrigger)
+        let recorder = try target.openChangeRecorder(tables: ["t"])
+        let bytes = try target.transaction { connection in
+            recorder.reset()
+            try connection.applyChangeset(other.bytes) { _ in .omit }
+            return try Self.changeset(recorder, on: connection)
+        }
+        #expect(try target.rows("SELECT * FROM t", arguments: []).isEmpty)
+        #expect(bytes.isEmpty)
+    }
+
+    @Test func aWholeRealIsRecordedAsTheRealItIs() throws {
+        // SQLite keeps 2.0 as the integer 2 in the row; a row replaced by itself changes nothing, and a
+        // REAL key is one key however the hook gives it.
+        let result = try Self.recordAndApply(
+            """
+            CREATE TABLE r(id TEXT PRIMARY KEY, x REAL, y TEXT); INSERT INTO r VALUES ('a', 2.0, 'p'), ('b', 3.0, 'q');
+            CREATE TABLE k(x REAL PRIMARY KEY, y TEXT) WITHOUT ROWID; INSERT INTO k VALUES (1.0, 'one');
+            """, tables: ["r", "k"]
+        ) { connection in
+            try connection.execute("INSERT OR REPLACE INTO r VALUES ('a', 2.0, 'p')", arguments: [])
+            try connection.execute("DELETE FROM r WHERE id = 'b'", arguments: [])
+            try connection.execute("INSERT INTO r VALUES ('b', 3.0, 'q'), ('c', 4.0, 'new')", arguments: [])
+            try connection.execute("INSERT INTO k VALUES (5.0, 'five')", arguments: [])
+            try connection.execute("UPDATE k SET y = 'FIVE' WHERE x = 5.0", arguments: [])
+        }
+        let changeset = try Changeset(parsing: result.bytes)
+        #expect(changeset.changeCount == 2)
+        let inserts = changeset.tables.flatMap(\.changes).map(\.new)
+        #expect(inserts.contains([.text("c"), .real(4), .text("new")]))
+        #expect(inserts.contains([.real(5), .text("FIVE")]))
+        #expect(try Self.rows(result.copy, "r") == Self.rows(result.source, "r"))
+        #expect(try Self.rows(result.copy, "k") == Self.rows(result.source, "k"))
+    }
+
+    @Test func aRowFromBeforeAnAddedNotNullColumnHasItsDefault() throws {
+        // The rows of `d` were written before `c` was added: SQLite reads c as 7 for them, and the
+        // hook gives NULL for it in the row before a change.
+        let schema = """
+            CREATE TABLE d(id TEXT PRIMARY KEY, a TEXT); INSERT INTO d VALUES ('k1', 'p'), ('k2', 'p'), ('k3', 'p');
+            ALTER TABLE d ADD COLUMN c INTEGER NOT NULL DEFAULT 7;
+            ALTER TABLE d ADD COLUMN e TEXT NOT NULL DEFAULT 'x y';
+            """
+        let result = try Self.recordAndApply(schema, tables: ["d"]) { connection in
+            try connection.execute("UPDATE d SET a = a WHERE id = 'k1'", arguments: [])
+            try connection.execute("DELETE FROM d WHERE id = 'k2'", arguments: [])
+            try connection.execute("UPDATE d SET a = 'q' WHERE id = 'k3'", arguments: [])
+        }
+        let changes = try Changeset(parsing: result.bytes).tables.flatMap(\.changes)
+        #expect(changes.count == 2)
+        #expect(changes.first?.old == [.text("k2"), .text("p"), .integer(7), .text("x y")])
+        #expect(changes.last?.old == [.text("k3"), .text("p"), .integer(7), .text("x y")])
+        #expect(try Self.rows(result.copy, "d") == Self.rows(result.source, "d"))
+    }
+
+    @Test func aNullKeyIsRefusedByName() throws {
+        let source = try Connection.inMemory()
+        try source.execute(script: "CREATE TABLE n(id TEXT PRIMARY KEY, v TEXT)")
+        let recorder = try source.openChangeRecorder(tables: ["n"])
+        let error = try #require(throws: SQLiteError.self) {
+            try source.transaction { connection in
+                recorder.reset()
+                try connection.execute("INSERT INTO n VALUES (NULL, 'a'), (NULL, 'b')", arguments: [])
+                _ = try Self.changeset(recorder, on: connection)
+            }
+        }
+        #expect(error.code == .constraint)
+        #expect(error.message.contains("table n has NULL in a primary key column"))
+    }
+
     @Test func writesThatEndAsTheyBeganRecordNothing() throws {
         let (source, _, recorder) = try Self.pair()
         try source.transaction { connection in
@@ -309,7 +443,7 @@ struct ChangeRecorderTests {
                     _ = try Self.changeset(recorder, on: connection)
                 } catch let error as SQLiteError {
                     #expect(error.code == .schema)
-                    #expect(error.message.contains("table t has 6 columns"))
+                    #expect(error.message.contains("the columns of table t changed in this transaction"))
                     throw error
                 }
             }
@@ -325,10 +459,7 @@ struct ChangeRecorderTests {
         try connection.transaction { connection in
             recorder.reset()
             try connection.execute("INSERT INTO e VALUES ('clé', ?)", arguments: [.text("héllo, 世界 🌍")])
-            let schema = try SyncTableSchema(table: "e", on: connection)
-            let bytes = try recorder.changeset(
-                layout: { _ in ChangeRecorder.Layout(name: schema.name, keyFlags: schema.keyFlags) },
-                currentRecord: { _, _ in nil })
+            let bytes = try Self.changeset(recorder, on: connection)
             let change = try Changeset(parsing: bytes).tables[0].changes[0]
             #expect(change.new == [.text("clé"), .text("héllo, 世界 🌍")])
         }

@@ -122,6 +122,34 @@ struct SyncCaptureTests {
         try await db.close()
     }
 
+    @Test func columnsChangedAfterRowsInOneTransactionAreRefused() async throws {
+        // One column dropped and one added keep the count: the row changed before cannot be told in
+        // the columns as they are.
+        let db = try Self.syncedDatabase()
+        try await db.write { try $0.execute(script: Self.schema) }
+        try await db.insert(SyncTodo(id: "1", title: "milk", done: false, rank: 1))
+        do {
+            try await db.write { conn in
+                try conn.execute("UPDATE todos SET title = 'bread' WHERE id = '1'", arguments: [])
+                try conn.execute(script: "ALTER TABLE todos DROP COLUMN rank; ALTER TABLE todos ADD COLUMN due TEXT")
+            }
+            Issue.record("a row changed before its table's columns changed was recorded")
+        } catch let error as SQLiteError {
+            #expect(error.code == .schema)
+            #expect(error.message.contains("the columns of table todos changed"))
+        }
+        // Nothing of it was committed; the same migration alone, and then a change, are recorded.
+        #expect(try await Self.outbox(db).count == 1)
+        try await db.write { conn in
+            try conn.execute(script: "ALTER TABLE todos DROP COLUMN rank; ALTER TABLE todos ADD COLUMN due TEXT")
+            try conn.execute("UPDATE todos SET title = 'bread' WHERE id = '1'", arguments: [])
+        }
+        let last = try #require(try await Self.outbox(db).last)
+        let change = try #require(try Changeset(parsing: last.changeset).tables.first?.changes.first)
+        #expect(change.old == [.text("1"), .text("milk"), .integer(0), .null])
+        #expect(change.new == [.text("1"), .text("bread"), .integer(0), .null])
+    }
+
     @Test func virtualGeneratedColumnsAreRefusedAndStoredOnesSynced() async throws {
         let db = try Self.syncedDatabase(tables: [SyncTable("shapes"), SyncTable("boxes")])
         do {

@@ -11,10 +11,7 @@ struct SyncChangesetTests {
         try connection.execute(script: schema)
         let recorder = try connection.openChangeRecorder(tables: [table])
         try connection.execute(script: statements)
-        let columns = try SyncTableSchema(table: table, on: connection)
-        return try recorder.changeset(
-            layout: { _ in ChangeRecorder.Layout(name: columns.name, keyFlags: columns.keyFlags) },
-            currentRecord: { _, _ in nil })
+        return try ChangeRecorderTests.changeset(recorder, on: connection)
     }
 
     @Test func recordedBytesReadAndWriteBackUnchanged() throws {

@@ -34,13 +34,12 @@ extension ChangeRecorder {
     /// in the order the rows were first changed. Empty when no row differs.
     ///
     /// `layout` gives a recorded table's columns as they are now (nil: it no longer exists, and its
-    /// changes went with it). When changes may have been undone (``needsRereading``),
-    /// `currentRecord` gives the row with a key (its key columns' values as a record, in column
-    /// order) as a whole record, or nil when there is none. Throws the error a change met in the
-    /// hook, and ``SQLiteError/Code/schema`` when a table's columns changed after rows of it were
-    /// changed.
+    /// changes went with it). When changes may have been undone (``needsRereading``), every row is
+    /// read again by its key (``Layout/selectRowSQL``). Throws the error a change met in the hook,
+    /// ``SQLiteError/Code/schema`` when a table's columns changed after rows of it were changed, and
+    /// ``SQLiteError/Code/constraint`` for a row with NULL in a key column.
     func changeset(
-        layout: (String) throws -> Layout?, currentRecord: (Layout, [UInt8]) throws -> [UInt8]?
+        layout: (String) throws -> Layout?
     ) throws -> [UInt8] {
         if let failure {
             throw failure
@@ -85,16 +84,25 @@ extension ChangeRecorder {
         }
         for var event in events {
             guard let layout = layouts[event.table] else { continue }
-            guard layout.hookColumnCount == event.columnCount else {
+            guard layout.hookColumnCount == event.columnCount,
+                !layout.columnsChanged || event.schemaChanges == status.schemaChanges
+            else {
                 throw SQLiteError(
                     code: .schema,
-                    message: "table \(layout.name) has \(layout.hookColumnCount) columns, and a row of it was "
-                        + "changed in this transaction when it had \(event.columnCount): commit the changes to a "
-                        + "synced table's rows before changing its columns", sql: nil)
+                    message: "the columns of table \(layout.name) changed in this transaction after a row of it "
+                        + "was changed: commit the changes to a recorded table's rows before changing its columns",
+                    sql: nil)
             }
             if !layout.heldColumns.isEmpty {
                 event.old = try Self.held(event.old, layout, in: &buffer)
                 event.new = try Self.held(event.new, layout, in: &buffer)
+            }
+            if !layout.requiredDefaults.isEmpty {
+                event.old = try Self.defaulted(event.old, layout, in: &buffer)
+            }
+            if !layout.realColumns.isEmpty {
+                try Self.realify(event.old, layout, in: &buffer)
+                try Self.realify(event.new, layout, in: &buffer)
             }
             switch event.operation {
             case SQLITE_INSERT:
@@ -116,11 +124,13 @@ extension ChangeRecorder {
             }
         }
         if needsRereading {
+            guard let database else {
+                throw SQLiteError(code: .misuse, message: "the change recorder is closed", sql: nil)
+            }
             for index in rows.indices {
                 guard let layout = layouts[rows[index].table] else { continue }
-                rows[index].current = try currentRecord(layout, Array(buffer[rows[index].key])).map {
-                    Self.keep($0, in: &buffer)
-                }
+                rows[index].current = try Self.reread(
+                    rows[index].key, layout, on: database, storesUTF8: storesUTF8, in: &buffer)
             }
         }
         return Self.written(rows, layouts, buffer)
@@ -129,7 +139,7 @@ extension ChangeRecorder {
     /// The values of the key columns of the record at `range` of `buffer`, as one record (in column
     /// order): where they are, when the key columns are next to each other (a key of one column), or
     /// where they were kept, put together.
-    private static func key(of range: Range<Int>, _ layout: Layout, in buffer: inout [UInt8]) throws -> Range<Int> {
+    static func key(of range: Range<Int>, _ layout: Layout, in buffer: inout [UInt8]) throws -> Range<Int> {
         var start: Int?
         var end = range.lowerBound
         var isContiguous = true
@@ -137,6 +147,14 @@ extension ChangeRecorder {
         for flag in layout.keyFlags {
             let next = try endOfValue(buffer, position, range, layout)
             if flag != 0 {
+                guard buffer[position] != ChangesetEncoding.null else {
+                    // SQLite lets a rowid table's primary key hold NULLs, which no key lookup finds.
+                    throw SQLiteError(
+                        code: .constraint,
+                        message: "a row of table \(layout.name) has NULL in a primary key column: a recorded "
+                            + "table's rows need a key to be told apart (declare its key columns NOT NULL)",
+                        sql: nil)
+                }
                 if start == nil {
                     start = position
                 } else if end != position {
@@ -180,6 +198,50 @@ extension ChangeRecorder {
             position = next
         }
         return keep(record, in: &buffer)
+    }
+
+    /// The record at `range` with the default of each NOT NULL column that holds NULL (see
+    /// ``Layout/requiredDefaults``), kept with the others; `range` when there is none.
+    private static func defaulted(_ range: Range<Int>, _ layout: Layout, in buffer: inout [UInt8]) throws
+        -> Range<Int>
+    {
+        guard !range.isEmpty else { return range }
+        var record: [UInt8]?
+        var position = range.lowerBound
+        for value in layout.requiredDefaults {
+            let next = try endOfValue(buffer, position, range, layout)
+            if let value, buffer[position] == ChangesetEncoding.null {
+                if record == nil {
+                    record = Array(buffer[range.lowerBound..<position])
+                }
+                record?.append(contentsOf: value)
+            } else if record != nil {
+                record?.append(contentsOf: buffer[position..<next])
+            }
+            position = next
+        }
+        guard let record else { return range }
+        return keep(record, in: &buffer)
+    }
+
+    /// Rewrites in place each integer of a REAL column in the record at `range` as the REAL it stands
+    /// for (both take a type byte and 8 bytes), as reading the column would give it.
+    private static func realify(_ range: Range<Int>, _ layout: Layout, in buffer: inout [UInt8]) throws {
+        guard !range.isEmpty else { return }
+        var position = range.lowerBound
+        for isReal in layout.realColumns {
+            let next = try endOfValue(buffer, position, range, layout)
+            if isReal, buffer[position] == ChangesetEncoding.integer {
+                var integer: UInt64 = 0
+                for offset in 1...8 {
+                    integer = integer << 8 | UInt64(buffer[position + offset])
+                }
+                var real: [UInt8] = [ChangesetEncoding.real]
+                ChangesetEncoding.appendBigEndian(Double(Int64(bitPattern: integer)).bitPattern, to: &real)
+                buffer.replaceSubrange(position..<next, with: real)
+            }
+            position = next
+        }
     }
 
     /// Where the value at `position` of a record of `layout` at `range` ends.

@@ -1,7 +1,7 @@
 import CSQLite
 
 /// A recording of the rows a connection changes in some tables, made with SQLite's preupdate hook and
-/// turned into a changeset in SQLite's format (``changeset(layout:currentRecord:)``): the sync layer
+/// turned into a changeset in SQLite's format (``changeset(layout:)``): the sync layer
 /// records each transaction's changes with it.
 ///
 /// The hook hands every change over whole: the row before (for an update or a delete) and after (for an
@@ -36,6 +36,24 @@ final class ChangeRecorder {
         /// empty when the table has no generated column.
         var heldColumns: [Bool] = []
 
+        /// For each column of the changeset, whether it has REAL affinity: SQLite stores a whole REAL
+        /// as an integer, and the hook gives it so for an inserted row (SQLite 3.40), where a read of
+        /// the column gives a REAL; empty when no column has REAL affinity.
+        var realColumns: [Bool] = []
+        /// For each column of the changeset, its default as a one-value record when it is NOT NULL
+        /// and has one; empty when none is. A row written before `ALTER TABLE … ADD COLUMN` added a
+        /// column has no value for it, and the hook gives NULL for it in the row before a change
+        /// (SQLite 3.40), where a read of the column gives the default: a NOT NULL column cannot hold
+        /// NULL, so that NULL is its default. (A nullable column's NULL is left as it is: it may be a
+        /// NULL the row holds.)
+        var requiredDefaults: [[UInt8]?] = []
+        /// Whether the table's columns changed in the transaction (by a statement of its connection):
+        /// a row changed before that cannot be told in the columns as they are now.
+        var columnsChanged = false
+        /// `SELECT` of the changeset's columns of the row whose key columns are each `IS ?` (in
+        /// column order), in the `main` schema: a row is read again with it.
+        var selectRowSQL: String
+
         /// The number of values the hook gives for a row of the table.
         var hookColumnCount: Int { heldColumns.isEmpty ? keyFlags.count : heldColumns.count }
     }
@@ -53,10 +71,12 @@ final class ChangeRecorder {
         /// The row before the change (empty for an insert) and after it (empty for a delete).
         var old: Range<Int>
         var new: Range<Int>
+        /// ``ConnectionStatus/schemaChanges`` when the change was made.
+        var schemaChanges: UInt64
     }
 
-    private var database: OpaquePointer?
-    private let status: ConnectionStatus
+    private(set) var database: OpaquePointer?
+    let status: ConnectionStatus
     /// The tables recorded, as given.
     let tables: [String]
     /// Their names as C strings, for the hook to compare with the name SQLite gives it.
@@ -64,7 +84,7 @@ final class ChangeRecorder {
     /// Whether changes are recorded now (off while sync applies changes that came from elsewhere).
     var isEnabled = true
     /// The records of every change, one after the other (taken out and given back by the hook and by
-    /// ``changeset(layout:currentRecord:)`` while they add to them).
+    /// ``changeset(layout:)`` while they add to them).
     var bytes: [UInt8] = []
     /// The changes, in the order they were made.
     private(set) var events: [Event] = []
@@ -181,7 +201,8 @@ final class ChangeRecorder {
         events.append(
             Event(
                 table: index, operation: operation, indirect: bindery_preupdate_depth(database) > 0,
-                columnCount: columnCount, old: start..<middle, new: middle..<buffer.count))
+                columnCount: columnCount, old: start..<middle, new: middle..<buffer.count,
+                schemaChanges: status.schemaChanges))
     }
 
     /// Appends the `columnCount` values `read` gives (`sqlite3_preupdate_old` or `_new`) as a record.
@@ -204,7 +225,7 @@ final class ChangeRecorder {
     }
 
     /// Appends one value in the changeset format.
-    private static func append(
+    static func append(
         _ value: OpaquePointer, _ storesUTF8: Bool, to bytes: inout [UInt8], _ failure: inout SQLiteError?
     ) {
         switch sqlite3_value_type(value) {

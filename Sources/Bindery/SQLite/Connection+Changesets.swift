@@ -36,6 +36,9 @@ extension Connection {
     ) throws {
         try checkUsable(sql: nil)
         guard !changeset.isEmpty else { return }
+        // The statements SQLite runs to apply a changeset may fail and be undone inside the call (a
+        // conflict answered by omitting the change): a change recorder must read its rows again.
+        status.possibleUndos &+= 1
         guard changeset.count <= Int(Int32.max) else {
             throw SQLiteError(code: .tooBig, message: "a changeset of \(changeset.count) bytes", sql: nil)
         }

@@ -504,6 +504,7 @@ public final class Connection {
     /// Records that a statement that changes the schema is about to run (see ``schemaGeneration``).
     func noteSchemaChange() {
         schemaGeneration &+= 1
+        status.schemaChanges &+= 1
     }
 
     /// Gives back a statement from ``checkOutStatement(_:)`` or ``lendStatement(_:)``.

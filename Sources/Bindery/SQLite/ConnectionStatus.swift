@@ -37,6 +37,10 @@ final class ConnectionStatus: @unchecked Sendable {
     /// rolls a failed statement's changes back) and `ROLLBACK TO` of savepoints. A ``ChangeRecorder``
     /// reads its rows again when this moved during its recording. Counted on the connection's thread.
     var possibleUndos: UInt64 = 0
+    /// How many statements that change the schema the connection ran (``Connection/noteSchemaChange()``):
+    /// a ``ChangeRecorder`` notes it with each change, to tell a row changed before a table's columns
+    /// changed. Counted on the connection's thread.
+    var schemaChanges: UInt64 = 0
 
     init(_ flags: Flags = []) {
         word = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)

@@ -113,17 +113,6 @@ struct ChangesetReader {
         return false
     }
 
-    /// The `columnCount` values of `bytes`, one record and nothing else (a key the change recorder
-    /// gives, ``ChangeRecorder/changeset(layout:currentRecord:)``).
-    static func record(_ bytes: [UInt8], columnCount: Int) throws(SyncError) -> [SQLiteValue?] {
-        var reader = ChangesetReader(bytes: bytes)
-        let values = try reader.record(columnCount: columnCount)
-        guard reader.position == bytes.count else {
-            throw reader.malformed("bytes after the record's last value")
-        }
-        return values
-    }
-
     private mutating func record(columnCount: Int) throws(SyncError) -> [SQLiteValue?] {
         var values: [SQLiteValue?] = []
         values.reserveCapacity(columnCount)

@@ -50,12 +50,15 @@ final class SyncCapture: TransactionParticipant {
 
     func willCommit(_ connection: Connection) throws {
         guard !isSuspended else { return }
+        // The tables as the last check found them: one whose columns differ now changed them in this
+        // transaction (or another connection did between two).
+        let before = schemas
         try checkSchema(on: connection)
         guard let recorder else {
             throw SyncError.corruptState(reason: "change capture has no recorder for this transaction")
         }
         guard !recorder.isEmpty else { return }
-        let bytes = try changeset(of: recorder, on: connection)
+        let bytes = try changeset(of: recorder, on: connection, before: before)
         recorder.reset()
         guard !bytes.isEmpty else { return }
         try SyncState.append(bytes, schemaVersion: copySchemaVersion, on: connection)
@@ -156,25 +159,22 @@ final class SyncCapture: TransactionParticipant {
     // MARK: Recording
 
     /// What `recorder` saw, as a changeset of whole rows; the schema was checked.
-    private func changeset(of recorder: ChangeRecorder, on connection: Connection) throws -> [UInt8] {
-        try recorder.changeset(
-            layout: { name in
-                do {
-                    let schema = try checkedSchema(of: name, on: connection)
-                    return ChangeRecorder.Layout(
-                        name: schema.name, keyFlags: schema.keyFlags, heldColumns: schema.heldColumns)
-                } catch SyncError.noSuchTable {
-                    return nil
-                }
-            },
-            currentRecord: { layout, key in
-                let schema = try checkedSchema(of: layout.name, on: connection)
-                let keyCount = schema.keyFlags.filter { $0 != 0 }.count
-                let values = try ChangesetReader.record(key, columnCount: keyCount).map { $0 ?? .null }
-                guard let row = try schema.currentRow(key: values, on: connection) else { return nil }
-                var record: [UInt8] = []
-                Changeset.append(record: row, columnCount: row.count, to: &record)
-                return record
-            })
+    private func changeset(
+        of recorder: ChangeRecorder, on connection: Connection, before: [String: SyncTableSchema] = [:]
+    ) throws -> [UInt8] {
+        try recorder.changeset { name in
+            do {
+                let schema = try checkedSchema(of: name, on: connection)
+                let earlier = before[name.lowercased()]
+                return ChangeRecorder.Layout(
+                    name: schema.name, keyFlags: schema.keyFlags, heldColumns: schema.heldColumns,
+                    realColumns: schema.realColumns, requiredDefaults: schema.requiredDefaults,
+                    columnsChanged: earlier.map { $0.columns != schema.columns || $0.keyFlags != schema.keyFlags }
+                        ?? false,
+                    selectRowSQL: schema.selectRowSQL)
+            } catch SyncError.noSuchTable {
+                return nil
+            }
+        }
     }
 }

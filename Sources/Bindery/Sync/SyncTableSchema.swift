@@ -13,7 +13,13 @@ struct SyncTableSchema {
     /// For each column of the table, generated ones included (the values SQLite's pre-update hook
     /// gives), whether it is one of ``columns``; empty when the table has no generated column.
     var heldColumns: [Bool] = []
-    /// `SELECT` of the whole row with a key (one `?` per key column, in column order).
+    /// For each of ``columns``, its default as a one-value record when it is NOT NULL and has one;
+    /// empty when none is.
+    var requiredDefaults: [[UInt8]?] = []
+    /// For each of ``columns``, whether it has REAL affinity; empty when none has.
+    var realColumns: [Bool] = []
+    /// `SELECT` of the whole row with a key (one `?` per key column, in column order): the change
+    /// recorder reads a row again with it.
     private(set) var selectRowSQL = ""
     /// `INSERT … ON CONFLICT DO UPDATE` of a whole row.
     private(set) var writeRowSQL = ""
@@ -24,7 +30,8 @@ struct SyncTableSchema {
     /// ``SyncError/unsafeKey(table:reason:)``.
     init(table: String, on connection: Connection) throws {
         let rows = try connection.rows(
-            "SELECT name, type, pk FROM pragma_table_info(?) ORDER BY cid", arguments: [.text(table)])
+            "SELECT name, type, pk, \"notnull\", dflt_value FROM pragma_table_info(?, 'main') ORDER BY cid",
+            arguments: [.text(table)])
         guard !rows.isEmpty else {
             throw SyncError.noSuchTable(table)
         }
@@ -44,8 +51,8 @@ struct SyncTableSchema {
             keyFlags.append(UInt8(clamping: pk))
         }
         let names = try connection.rows(
-            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE", arguments: [.text(table)]
-        )
+            "SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE",
+            arguments: [.text(table)])
         if case .text(let spelt) = names.first?.values.first {
             self.name = spelt
         } else {
@@ -53,8 +60,29 @@ struct SyncTableSchema {
         }
         self.columns = columns
         self.keyFlags = keyFlags
+        // A NOT NULL column's default, for the rows written before `ALTER TABLE … ADD COLUMN` added it
+        // (see ``ChangeRecorder/Layout/requiredDefaults``). ADD COLUMN takes constant defaults only,
+        // so the schema's own default expression is evaluated once, here.
+        var defaults: [[UInt8]?] = []
+        for row in rows {
+            guard case .integer(1) = row.values[3], case .text(let expression) = row.values[4] else {
+                defaults.append(nil)
+                continue
+            }
+            let value = try connection.rows("SELECT (\(expression))", arguments: []).first?.values.first
+            var record: [UInt8] = []
+            Changeset.append(record: [value ?? .null], columnCount: 1, to: &record)
+            defaults.append(record)
+        }
+        if defaults.contains(where: { $0 != nil }) {
+            requiredDefaults = defaults
+        }
+        let real = types.map(Self.hasRealAffinity)
+        if real.contains(true) {
+            realColumns = real
+        }
         let hidden = try connection.rows(
-            "SELECT name, hidden FROM pragma_table_xinfo(?) ORDER BY cid", arguments: [.text(table)])
+            "SELECT name, hidden FROM pragma_table_xinfo(?, 'main') ORDER BY cid", arguments: [.text(table)])
         if hidden.count != columns.count {
             // Generated columns: computed again where a changeset is applied, so not held in it.
             let virtual = hidden.first { $0.values[1] == .integer(2) }
@@ -79,7 +107,7 @@ struct SyncTableSchema {
             // An INTEGER PRIMARY KEY of a rowid table is the rowid; a WITHOUT ROWID table has an index
             // whose origin is "pk" instead.
             let withoutRowID = try connection.rows(
-                "SELECT 1 FROM pragma_index_list(?) WHERE origin = 'pk'", arguments: [.text(table)])
+                "SELECT 1 FROM pragma_index_list(?, 'main') WHERE origin = 'pk'", arguments: [.text(table)])
             if withoutRowID.isEmpty {
                 throw SyncError.unsafeKey(
                     table: table,
@@ -88,6 +116,19 @@ struct SyncTableSchema {
                         + "(stored as TEXT) or another TEXT key that the app chooses")
             }
         }
+    }
+
+    /// Whether a column declared with `type` has REAL affinity (SQLite's rules, in their order: INT
+    /// makes INTEGER, CHAR, CLOB or TEXT makes TEXT, BLOB or no type makes BLOB, then REAL, FLOA or
+    /// DOUB makes REAL).
+    static func hasRealAffinity(_ type: String) -> Bool {
+        let type = type.uppercased()
+        if type.contains("INT") || type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT")
+            || type.contains("BLOB") || type.isEmpty
+        {
+            return false
+        }
+        return type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB")
     }
 
     /// The values of the key columns in `row`.
@@ -103,7 +144,8 @@ struct SyncTableSchema {
     /// transaction captures.
     private mutating func makeSQL() {
         let names = columns.map { SQL.quote(identifier: $0) }
-        let table = SQL.quote(identifier: name)
+        // In the main schema: a TEMP table of the same name would be found first.
+        let table = "main." + SQL.quote(identifier: name)
         let keys = zip(names, primaryKey).filter(\.1).map(\.0)
         let condition = keys.map { "\($0) IS ?" }.joined(separator: " AND ")
         selectRowSQL = "SELECT \(names.joined(separator: ", ")) FROM \(table) WHERE \(condition)"
@@ -113,15 +155,6 @@ struct SyncTableSchema {
             "INSERT INTO \(table)(\(names.joined(separator: ", "))) VALUES "
             + "(\(names.map { _ in "?" }.joined(separator: ", "))) ON CONFLICT(\(keys.joined(separator: ", "))) "
             + "DO UPDATE SET \(updates)"
-    }
-
-    /// The whole row with key `key`, or nil.
-    func currentRow(key: [SQLiteValue], on connection: Connection) throws -> [SQLiteValue]? {
-        try connection.withStatement(selectRowSQL) { statement in
-            try statement.bind(arguments: key)
-            guard try statement.step() else { return nil }
-            return try (0..<Int32(columns.count)).map { try statement.value(at: $0) }
-        }
     }
 
     /// Writes `row` (every column) as the row with its key, inserting or replacing it.
