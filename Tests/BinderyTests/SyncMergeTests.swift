@@ -224,4 +224,28 @@ struct SyncMergeTests {
         }
         #expect(try await b.conflicts().contains { $0.kind == "row without its parent" && $0.table == "notes" })
     }
+
+    @Test func aTempTableNamedLikeTheParentDoesNotMakeOrphans() async throws {
+        // A TEMP table on the pulling copy's writer, named like the parent table and empty: the search
+        // for rows without parent must look at the synced tables, in the main schema.
+        let tables = [SyncTable(SyncTodo.self), SyncTable("notes")]
+        let fixture = try await SyncFixture.make(
+            extraSchema: "CREATE TABLE notes(id TEXT PRIMARY KEY, todo TEXT NOT NULL REFERENCES todos(id), body TEXT);",
+            tables: tables)
+        let (a, b) = (fixture.copies[0], fixture.copies[1])
+        try await a.database.insert(SyncTodo(id: "1", title: "milk", done: false, rank: 1))
+        try await a.database.insert(SyncTodo(id: "2", title: "bread", done: false, rank: 2))
+        try await fixture.settle()
+        try await b.database.write { try $0.execute(script: "CREATE TEMP TABLE todos(id TEXT PRIMARY KEY)") }
+        try await a.database.delete(SyncTodo.self, id: "1")
+        try await b.database.write {
+            try $0.execute("INSERT INTO notes VALUES ('n1', '1', 'skimmed'), ('n2', '2', 'rye')", arguments: [])
+        }
+        try await a.push()
+        try await fixture.settle()
+        for copy in fixture.copies {
+            let notes = try await copy.database.read { try $0.rows("SELECT id FROM main.notes", arguments: []) }
+            #expect(notes.map(\.values) == [[.text("n2")]])
+        }
+    }
 }

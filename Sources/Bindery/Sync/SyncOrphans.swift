@@ -8,7 +8,7 @@ struct SyncOrphans {
 
     func remove() throws {
         for _ in 0..<64 {
-            let violations = try connection.rows("PRAGMA foreign_key_check", arguments: [])
+            let violations = try connection.rows("PRAGMA main.foreign_key_check", arguments: [])
             guard !violations.isEmpty else { return }
             var tables: [String: Set<Int64>] = [:]
             for row in violations {
@@ -36,7 +36,7 @@ struct SyncOrphans {
     private func removeOrphans(of table: String, foreignKey: Int64) throws {
         let schema = try capture.schema(of: table, on: connection)
         let columns = try connection.rows(
-            "SELECT \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?) WHERE id = ? ORDER BY seq",
+            "SELECT \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?, 'main') WHERE id = ? ORDER BY seq",
             arguments: [.text(table), .integer(foreignKey)])
         guard case .text(let parent) = columns.first?.values[0] else { return }
         let children = columns.compactMap { row -> String? in
@@ -49,23 +49,24 @@ struct SyncOrphans {
         }
         if parents.count != children.count {
             parents = try connection.rows(
-                "SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", arguments: [.text(parent)]
+                "SELECT name FROM pragma_table_info(?, 'main') WHERE pk > 0 ORDER BY pk", arguments: [.text(parent)]
             ).compactMap { row -> String? in
                 if case .text(let name) = row.values[0] { return name }
                 return nil
             }
         }
         guard parents.count == children.count else { return }
+        // Named in the main schema: a TEMP table of the same name would be found first.
         let child = SQL.quote(identifier: schema.name)
         let parentName = SQL.quote(identifier: parent)
         let notNull = children.map { "\(child).\(SQL.quote(identifier: $0)) IS NOT NULL" }.joined(separator: " AND ")
         let matches = zip(children, parents).map {
             "\(parentName).\(SQL.quote(identifier: $1)) = \(child).\(SQL.quote(identifier: $0))"
         }.joined(separator: " AND ")
-        let orphan = "\(notNull) AND NOT EXISTS (SELECT 1 FROM \(parentName) WHERE \(matches))"
+        let orphan = "\(notNull) AND NOT EXISTS (SELECT 1 FROM main.\(parentName) WHERE \(matches))"
         let names = schema.columns.map { SQL.quote(identifier: $0) }
         let rows = try connection.rows(
-            "SELECT \(names.joined(separator: ", ")) FROM \(child) WHERE \(orphan)", arguments: [])
+            "SELECT \(names.joined(separator: ", ")) FROM main.\(child) WHERE \(orphan)", arguments: [])
         for row in rows {
             let key = schema.key(of: row.values)
             try SyncState.logConflict(
