@@ -169,30 +169,17 @@ struct ChangeRecorderTests {
             s TEXT AS ('s' || a) STORED, z TEXT);
             INSERT INTO g(id, a, z) VALUES ('one', 1, 'z'), ('two', 2, 'z');
             """
-        let source = try Connection.inMemory()
-        let copy = try Connection.inMemory()
-        try source.execute(script: schema)
-        try copy.execute(script: schema)
-        let recorder = try source.openChangeRecorder(tables: ["g"])
-        let bytes = try source.transaction { connection in
-            recorder.reset()
+        let (bytes, source, copy) = try Self.recordAndApply(schema, tables: ["g"]) { connection in
             try connection.execute(
                 script: """
                     INSERT INTO g(id, a, z) VALUES ('three', 3, 'z');
                     UPDATE g SET a = 20 WHERE id = 'two';
                     DELETE FROM g WHERE id = 'one';
                     """)
-            return try Self.changeset(recorder, on: connection)
         }
         let changeset = try Changeset(parsing: bytes)
         #expect(changeset.tables.map(\.columnCount) == [3])
         #expect(changeset.changeCount == 3)
-        try copy.transaction { connection in
-            try connection.applyChangeset(bytes) { conflict in
-                Issue.record("a conflict applying the changeset: \(conflict)")
-                return .abort
-            }
-        }
         let rows = { (connection: Connection) in
             try connection.rows("SELECT id, a, v, s, z FROM g ORDER BY id", arguments: []).map(\.values)
         }
@@ -206,13 +193,7 @@ struct ChangeRecorderTests {
             CREATE TABLE n(a TEXT, v TEXT, c INTEGER, PRIMARY KEY (c, a));
             INSERT INTO n VALUES ('x', 'one', 1), ('x', 'two', 2), ('y', 'three', 1);
             """
-        let source = try Connection.inMemory()
-        let copy = try Connection.inMemory()
-        try source.execute(script: schema)
-        try copy.execute(script: schema)
-        let recorder = try source.openChangeRecorder(tables: ["n"])
-        let bytes = try source.transaction { connection in
-            recorder.reset()
+        let (bytes, source, copy) = try Self.recordAndApply(schema, tables: ["n"]) { connection in
             try connection.execute(
                 script: """
                     UPDATE n SET v = 'uno' WHERE a = 'x' AND c = 1;
@@ -222,16 +203,9 @@ struct ChangeRecorderTests {
                     DELETE FROM n WHERE a = 'z';
                     DELETE FROM n WHERE a = 'x' AND c = 2;
                     """)
-            return try Self.changeset(recorder, on: connection)
         }
         // x/1 updated once, y/1 deleted and y/5 inserted, x/2 deleted; z came and went.
         #expect(try Changeset(parsing: bytes).changeCount == 4)
-        try copy.transaction { connection in
-            try connection.applyChangeset(bytes) { conflict in
-                Issue.record("a conflict applying the changeset: \(conflict)")
-                return .abort
-            }
-        }
         let rows = { (connection: Connection) in
             try connection.rows("SELECT * FROM n ORDER BY a, c", arguments: []).map(\.values)
         }

@@ -204,11 +204,15 @@ struct SyncMergeTests {
         #expect(logged.contains { $0.kind == "constraint" && $0.key == "'2'" })
     }
 
-    @Test func childOfADeletedParentIsDeleted() async throws {
-        let tables = [SyncTable(SyncTodo.self), SyncTable("notes")]
-        let fixture = try await SyncFixture.make(
+    /// Copies that sync to-dos and their notes (a foreign key to todos).
+    static func notesFixture() async throws -> SyncFixture {
+        try await SyncFixture.make(
             extraSchema: "CREATE TABLE notes(id TEXT PRIMARY KEY, todo TEXT NOT NULL REFERENCES todos(id), body TEXT);",
-            tables: tables)
+            tables: [SyncTable(SyncTodo.self), SyncTable("notes")])
+    }
+
+    @Test func childOfADeletedParentIsDeleted() async throws {
+        let fixture = try await Self.notesFixture()
         let (a, b) = (fixture.copies[0], fixture.copies[1])
         try await a.database.insert(SyncTodo(id: "1", title: "milk", done: false, rank: 1))
         try await fixture.settle()
@@ -228,10 +232,7 @@ struct SyncMergeTests {
     @Test func aTempTableNamedLikeTheParentDoesNotMakeOrphans() async throws {
         // A TEMP table on the pulling copy's writer, named like the parent table and empty: the search
         // for rows without parent must look at the synced tables, in the main schema.
-        let tables = [SyncTable(SyncTodo.self), SyncTable("notes")]
-        let fixture = try await SyncFixture.make(
-            extraSchema: "CREATE TABLE notes(id TEXT PRIMARY KEY, todo TEXT NOT NULL REFERENCES todos(id), body TEXT);",
-            tables: tables)
+        let fixture = try await Self.notesFixture()
         let (a, b) = (fixture.copies[0], fixture.copies[1])
         try await a.database.insert(SyncTodo(id: "1", title: "milk", done: false, rank: 1))
         try await a.database.insert(SyncTodo(id: "2", title: "bread", done: false, rank: 2))

@@ -21,12 +21,6 @@ extension ChangeRecorder {
     private struct RowKey: Hashable {
         var table: Int
         var key: [UInt8]
-
-        /// Hashes the key's bytes at once (an array hashes byte by byte).
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(table)
-            key.withUnsafeBytes { hasher.combine(bytes: $0) }
-        }
     }
 
     /// The changes seen since ``reset()``, as a changeset: for each table with rows that differ from
@@ -232,10 +226,7 @@ extension ChangeRecorder {
         for isReal in layout.realColumns {
             let next = try endOfValue(buffer, position, range, layout)
             if isReal, buffer[position] == ChangesetEncoding.integer {
-                var integer: UInt64 = 0
-                for offset in 1...8 {
-                    integer = integer << 8 | UInt64(buffer[position + offset])
-                }
+                let integer = ChangesetEncoding.bigEndian(in: buffer, at: position + 1)
                 var real: [UInt8] = [ChangesetEncoding.real]
                 ChangesetEncoding.appendBigEndian(Double(Int64(bitPattern: integer)).bitPattern, to: &real)
                 buffer.replaceSubrange(position..<next, with: real)

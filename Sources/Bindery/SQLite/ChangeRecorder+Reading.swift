@@ -58,9 +58,11 @@ extension ChangeRecorder {
             let code: Int32
             switch buffer[position] {
             case ChangesetEncoding.integer:
-                code = sqlite3_bind_int64(statement, parameter, Int64(bitPattern: bigEndian(buffer, position + 1)))
+                let bits = ChangesetEncoding.bigEndian(in: buffer, at: position + 1)
+                code = sqlite3_bind_int64(statement, parameter, Int64(bitPattern: bits))
             case ChangesetEncoding.real:
-                code = sqlite3_bind_double(statement, parameter, Double(bitPattern: bigEndian(buffer, position + 1)))
+                let bits = ChangesetEncoding.bigEndian(in: buffer, at: position + 1)
+                code = sqlite3_bind_double(statement, parameter, Double(bitPattern: bits))
             case ChangesetEncoding.text, ChangesetEncoding.blob:
                 var start = position + 1
                 _ = ChangesetEncoding.varint(in: buffer, at: &start)
@@ -81,14 +83,5 @@ extension ChangeRecorder {
             parameter += 1
             position = end
         }
-    }
-
-    /// The 8 bytes at `position` of `buffer`, most significant first.
-    private static func bigEndian(_ buffer: [UInt8], _ position: Int) -> UInt64 {
-        var value: UInt64 = 0
-        for offset in 0..<8 {
-            value = value << 8 | UInt64(buffer[position + offset])
-        }
-        return value
     }
 }

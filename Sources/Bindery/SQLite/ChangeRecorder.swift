@@ -23,7 +23,9 @@ import CSQLite
 /// removed before the recorder is freed and before the connection closes. The recorder is made by
 /// ``Connection/openChangeRecorder(tables:)``, which keeps a weak reference to it and calls
 /// ``close()`` (which removes the hook) before `sqlite3_close_v2`; `deinit` closes a recorder still
-/// open. The hook runs on the connection's thread, inside the statement that changes a row.
+/// open. The hook runs on the connection's thread, inside the statement that changes a row. The
+/// values' bytes (`UnsafeRawBufferPointer` over `sqlite3_value_text`/`_blob`) are copied inside the
+/// hook, while SQLite keeps the `sqlite3_value`s it hands out valid, and never kept.
 final class ChangeRecorder {
     /// A recorded table's columns, as the layer above reads them when the changeset is made.
     struct Layout: Equatable {

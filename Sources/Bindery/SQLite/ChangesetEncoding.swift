@@ -13,7 +13,18 @@ enum ChangesetEncoding {
 
     /// Appends the 8 bytes of `value`, most significant first.
     static func appendBigEndian(_ value: UInt64, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
+    }
+
+    /// The 8 bytes at `position` of `bytes`, most significant first (the caller checked they are there).
+    static func bigEndian(in bytes: [UInt8], at position: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for offset in 0..<8 {
+            value = value << 8 | UInt64(bytes[position + offset])
+        }
+        return value
     }
 
     /// Appends `value` as a SQLite varint: 7 bits a byte, most significant first, the high bit set

@@ -1,8 +1,8 @@
 import CSQLite
 import Foundation
 
-/// Recording changes (SQLite's preupdate hook) and applying changesets (its session extension): the sync layer's capture and
-/// merge are built on these.
+/// Recording changes (SQLite's preupdate hook) and applying changesets (its session extension): the
+/// sync layer's capture and merge are built on these.
 extension Connection {
     /// A recorder of the changes this connection makes to `tables` (see ``ChangeRecorder``). The
     /// connection closes it before it closes itself. Throws when SQLite lacks the preupdate hook or the
@@ -44,13 +44,12 @@ extension Connection {
         }
         try withoutActuallyEscaping(resolve) { resolve in
             let context = ChangesetApplyContext(resolve: resolve)
-            let code = changeset.withUnsafeBytes { buffer in
-                // Safety: SQLite only reads the changeset (its `void *` is not const, but apply never
-                // writes through it), and only during this call, so the caller's bytes are lent, not
-                // copied; the handler runs only during this call too, and the unretained `context`
-                // lives until the call returns (it is used below).
+            var bytes = changeset
+            let code = bytes.withUnsafeMutableBytes { buffer in
+                // Safety: SQLite reads `buffer` and calls the handler only during this call, and the
+                // unretained `context` lives until the call returns (it is used below).
                 bindery_changeset_apply(
-                    handle, Int32(buffer.count), UnsafeMutableRawPointer(mutating: buffer.baseAddress),
+                    handle, Int32(buffer.count), buffer.baseAddress,
                     { context, kind, iterator in
                         guard let context, let iterator else { return BINDERY_CHANGESET_ABORT }
                         return Unmanaged<ChangesetApplyContext>.fromOpaque(context).takeUnretainedValue()

@@ -113,26 +113,26 @@ struct Changeset: Equatable {
     static func append(record: [SQLiteValue?], columnCount: Int, to bytes: inout [UInt8]) {
         for index in 0..<columnCount {
             guard index < record.count, let value = record[index] else {
-                bytes.append(0)
+                bytes.append(ChangesetEncoding.undefined)
                 continue
             }
             switch value {
             case .integer(let integer):
-                bytes.append(1)
+                bytes.append(ChangesetEncoding.integer)
                 ChangesetEncoding.appendBigEndian(UInt64(bitPattern: integer), to: &bytes)
             case .real(let real):
-                bytes.append(2)
+                bytes.append(ChangesetEncoding.real)
                 ChangesetEncoding.appendBigEndian(real.bitPattern, to: &bytes)
             case .text(let text):
-                bytes.append(3)
+                bytes.append(ChangesetEncoding.text)
                 ChangesetEncoding.appendVarint(UInt64(text.utf8.count), to: &bytes)
                 bytes.append(contentsOf: text.utf8)
             case .blob(let blob):
-                bytes.append(4)
+                bytes.append(ChangesetEncoding.blob)
                 ChangesetEncoding.appendVarint(UInt64(blob.count), to: &bytes)
                 bytes.append(contentsOf: blob)
             case .null:
-                bytes.append(5)
+                bytes.append(ChangesetEncoding.null)
             }
         }
     }

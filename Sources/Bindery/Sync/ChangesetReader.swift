@@ -157,12 +157,8 @@ struct ChangesetReader {
         guard bytes.count - position >= 8 else {
             throw malformed("it ends in the middle of a value")
         }
-        var value: UInt64 = 0
-        for offset in 0..<8 {
-            value = value << 8 | UInt64(bytes[position + offset])
-        }
-        position += 8
-        return value
+        defer { position += 8 }
+        return ChangesetEncoding.bigEndian(in: bytes, at: position)
     }
 
     private mutating func lengthPrefixed() throws(SyncError) -> ArraySlice<UInt8> {
