@@ -170,4 +170,24 @@ static inline int bindery_changeset_fk_conflicts(sqlite3_changeset_iter *iterato
     return sqlite3changeset_fk_conflicts ? sqlite3changeset_fk_conflicts(iterator, count) : SQLITE_MISUSE;
 }
 
+
+// MARK: Loading Litestream's VFS extension (LitestreamVFS.swift)
+//
+// Apple's SQLite outside macOS is built without sqlite3_load_extension, as is any SQLite compiled with
+// SQLITE_OMIT_LOAD_EXTENSION: there this returns SQLITE_ERROR with a message saying so.
+#if defined(__APPLE__)
+#include <TargetConditionals.h>
+#endif
+static inline int bindery_load_extension(sqlite3 *db, const char *file, const char *entry, char **error) {
+#if defined(SQLITE_OMIT_LOAD_EXTENSION) || (defined(__APPLE__) && !TARGET_OS_OSX)
+    (void)db; (void)file; (void)entry;
+    if (error) {
+        *error = sqlite3_mprintf("this platform's SQLite cannot load extensions");
+    }
+    return SQLITE_ERROR;
+#else
+    return sqlite3_load_extension(db, file, entry, error);
+#endif
+}
+
 #endif

@@ -61,7 +61,7 @@ extension Database {
     /// step: writes wait until it is done. For a copy that lets writes go on, use
     /// ``backup(to:pagesPerStep:progress:)``.
     public nonisolated func vacuum(into path: String) async throws {
-        try await writeWithoutTransaction { conn in try conn.vacuum(into: path) }
+        try await useWriter { conn in try conn.vacuum(into: path) }
     }
 
     // MARK: Backup strategies
@@ -79,7 +79,7 @@ extension Database {
             if onReader {
                 try await read(job)
             } else {
-                try await writeWithoutTransaction(job)
+                try await useWriter(job)
             }
         } onCancel: {
             cancellation.cancel()
@@ -92,10 +92,10 @@ extension Database {
     ) async throws {
         let state = WriterBackup(path: path)
         do {
-            try await writeWithoutTransaction { conn in try state.start(from: conn) }
+            try await useWriter { conn in try state.start(from: conn) }
             var done = false
             while !done {
-                done = try await writeWithoutTransaction { _ in
+                done = try await useWriter { _ in
                     try state.step(pagesPerStep: pagesPerStep, progress: progress)
                 }
             }

@@ -33,8 +33,12 @@ import Foundation
 /// ``Options/busyTimeout`` and then throws ``SQLiteError`` with code ``SQLiteError/Code/busy``,
 /// having written nothing.
 public actor Database {
-    /// The path of the database file (`:memory:` for an in-memory database).
+    /// The path of the database file (`:memory:` for an in-memory database); for a read replica
+    /// (``replica(of:extensionPath:pollInterval:options:)``), its replica URL.
     public nonisolated let path: String
+    /// The URL of the Litestream replica this database reads, when it is a read replica
+    /// (``replica(of:extensionPath:pollInterval:options:)``); nil otherwise.
+    public nonisolated let replicaURL: String?
     /// The options the database was opened with.
     public nonisolated let options: Options
     /// Whether reads run on reader connections (WAL mode with readers) rather than on the writer.
@@ -49,6 +53,8 @@ public actor Database {
     private var writer: Connection?
     /// The closing in progress or done, once ``close()`` was called.
     private var closing: Task<Void, Never>?
+    /// What tells the observations of a read replica that new transactions arrived; nil otherwise.
+    nonisolated let replicaWatcher: ReplicaWatcher?
 
     /// The actor's executor: a serial dispatch queue of its own, on which the writer connection is used.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -101,8 +107,13 @@ public actor Database {
         return Database(path: ":memory:", options: options, writer: writer, readers: nil)
     }
 
-    private init(path: String, options: Options, writer: Connection, readers: ReaderPool?) {
+    init(
+        path: String, options: Options, writer: Connection, readers: ReaderPool?, replicaURL: String? = nil,
+        replicaWatcher: ReplicaWatcher? = nil
+    ) {
         self.path = path
+        self.replicaURL = replicaURL
+        self.replicaWatcher = replicaWatcher
         self.options = options
         self.executor = DatabaseExecutor(label: "Bindery.Database(\(path))")
         writer.startTrackingChanges()
@@ -133,9 +144,12 @@ public actor Database {
     /// ``SQLiteError/Code/interrupt``, and the write rolls back and throws `CancellationError`, even
     /// when `body` catches those errors. ``Connection/close()`` inside `body` does not close the
     /// writer: the write throws ``SQLiteError/Code/misuse`` and rolls back.
+    ///
+    /// On a read replica it throws ``ReplicaError/writeRefused(replica:)`` and runs nothing.
     @discardableResult
     public func write<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
-        try await performOnWriter(transaction: .immediate, body)
+        try refuseWritesOnReplica()
+        return try await performOnWriter(transaction: .immediate, body)
     }
 
     /// Runs `body` on the writer connection outside any transaction, for statements that cannot run
@@ -151,9 +165,24 @@ public actor Database {
     /// time, stops every later statement of `body` before it starts, and throws `CancellationError`,
     /// also when the cancel arrives between two statements or after the last one: statements that
     /// completed before the cancel keep their effect. A transaction `body` leaves open is rolled back.
+    /// On a read replica it throws ``ReplicaError/writeRefused(replica:)`` and runs nothing.
     @discardableResult
     public func writeWithoutTransaction<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
+        try refuseWritesOnReplica()
+        return try await performOnWriter(transaction: nil, body)
+    }
+
+    /// Runs `body` on the writer connection outside any transaction, on a read replica too: for the
+    /// jobs of Bindery's own that read there (a backup's steps, closing a cursor's statement).
+    func useWriter<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
         try await performOnWriter(transaction: nil, body)
+    }
+
+    /// Throws ``ReplicaError/writeRefused(replica:)`` on a read replica.
+    private nonisolated func refuseWritesOnReplica() throws {
+        if let replicaURL {
+            throw ReplicaError.writeRefused(replica: replicaURL)
+        }
     }
 
     // MARK: Reading
@@ -179,11 +208,17 @@ public actor Database {
     /// Cancelling the task stops the read as it stops a write (see ``write(_:)``).
     /// ``Connection/close()`` inside `body` does not close the connection: the read throws
     /// ``SQLiteError/Code/misuse``.
+    ///
+    /// On a read replica, a write in `body` throws ``ReplicaError/writeRefused(replica:)``.
     public nonisolated func read<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
-        if let readers {
-            return try await readers.read(body)
+        do {
+            if let readers {
+                return try await readers.read(body)
+            }
+            return try await performOnWriter(transaction: .deferred, refusingWrites: true, body)
+        } catch let error as SQLiteError where error.code == .readOnly && replicaURL != nil {
+            throw ReplicaError.writeRefused(replica: replicaURL ?? path)
         }
-        return try await performOnWriter(transaction: .deferred, refusingWrites: true, body)
     }
 
     /// Runs `body` on the writer connection outside any transaction, with every write refused as in
@@ -210,6 +245,7 @@ public actor Database {
             return
         }
         let readers = self.readers
+        replicaWatcher?.stop()
         let task = Task {
             await readers?.close()
             self.closeWriter()

@@ -161,7 +161,7 @@ final class CursorDriver<Element: Decodable & Sendable> {
             let database = self.database
             let state = self.state
             Task {
-                try? await database.writeWithoutTransaction { _ in state.close() }
+                try? await database.useWriter { _ in state.close() }
             }
         case .writer:
             break

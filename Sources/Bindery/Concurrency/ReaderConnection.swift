@@ -44,6 +44,17 @@ final class ReaderConnection: @unchecked Sendable {
         }
     }
 
+    /// Runs `work` on the reader's queue, after any job already queued there, and returns what it
+    /// returns; `work` runs whether or not the reader is lent, so it must not disturb a job's use of
+    /// the connection (nor use a closed one).
+    func run<T: Sendable>(_ work: @escaping @Sendable (Connection) -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            queue.async {
+                continuation.resume(returning: work(self.connection))
+            }
+        }
+    }
+
     /// Closes the connection on its queue, after any job already queued there.
     func close() async {
         await withCheckedContinuation { continuation in

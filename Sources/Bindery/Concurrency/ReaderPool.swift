@@ -53,6 +53,16 @@ final class ReaderPool: @unchecked Sendable {
         }
     }
 
+    /// Runs `work` on every reader, one after the other, lent or not (see ``ReaderConnection/run(_:)``),
+    /// and returns the results in the readers' order.
+    func eachReader<T: Sendable>(_ work: @escaping @Sendable (Connection) -> T) async -> [T] {
+        var results: [T] = []
+        for reader in readers {
+            results.append(await reader.run(work))
+        }
+        return results
+    }
+
     /// How many readers are idle now (for tests).
     var idleCount: Int {
         lock.withLock { idle.count }

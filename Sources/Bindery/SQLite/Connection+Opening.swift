@@ -71,7 +71,9 @@ extension Connection {
         -> OpaquePointer
     {
         var db: OpaquePointer?
-        let code = sqlite3_open_v2(name, &db, flags, nil)
+        // Under the lock, so that no connection opens while Litestream's VFS extension loads (see
+        // `LitestreamVFS`).
+        let code = LitestreamVFS.openLock.withLock { sqlite3_open_v2(name, &db, flags, nil) }
         guard code == SQLITE_OK, let db else {
             let error = SQLiteError(database: db, resultCode: code, sql: nil)
             sqlite3_close_v2(db)
