@@ -66,7 +66,7 @@ extension Database {
             {
                 try ReplicaConnections(uri: uri, replicaURL: replicaURL, options: options)
             }, discard: { $0.close() })
-        let watcher = ReplicaWatcher(interval: min(0.25, pollInterval / 4))
+        let watcher = ReplicaWatcher(interval: min(0.25, pollInterval / 4), pollInterval: pollInterval)
         let database = Database(
             path: replicaURL, options: options, writer: opened.writer, readers: opened.readers,
             replicaURL: replicaURL, replicaWatcher: watcher)

@@ -63,6 +63,13 @@ final class ReaderPool: @unchecked Sendable {
         return results
     }
 
+    /// Runs `work` on reader `index` (lent or not, as ``eachReader(_:)``) and returns its result; nil
+    /// when there is no such reader.
+    func onReader<T: Sendable>(_ index: Int, _ work: @escaping @Sendable (Connection) -> T) async -> T? {
+        guard readers.indices.contains(index) else { return nil }
+        return await readers[index].run(work)
+    }
+
     /// How many readers are idle now (for tests).
     var idleCount: Int {
         lock.withLock { idle.count }
