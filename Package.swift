@@ -84,6 +84,11 @@ let package = Package(
             path: "Sources/BinderyReplicationWriter"
         ),
         .executableTarget(
+            name: "bindery-replica-reader",
+            dependencies: ["Bindery"],
+            path: "Sources/BinderyReplicaReader"
+        ),
+        .executableTarget(
             name: "bindery-sync-worker",
             dependencies: ["Bindery"],
             path: "Sources/BinderySyncWorker"
