@@ -61,6 +61,7 @@ do {
     try RecordCalls.run(benchmark)
     try FullTextSearch.run(benchmark)
     try runAndWait { try await ConcurrentReads.run(benchmark) }
+    try runAndWait { try await ReplicaReads.run(benchmark, path: path) }
     try runAndWait { try await SyncBench.run(benchmark) }
 } catch {
     print("bindery-bench failed: \(error)")

@@ -60,13 +60,15 @@ extension Database {
         } catch let error as LitestreamVFS.LoadError {
             throw ReplicaError.extensionFailed(path: library, message: error.message)
         }
-        let uri = LitestreamVFS.uri(
-            replicaURL: replicaURL, pollInterval: pollInterval, name: "bindery-replica-\(UUID().uuidString).sqlite")
+        let name = "bindery-replica-\(UUID().uuidString).sqlite"
+        // The connections that serve reads never poll (a day); the lookout polls (see `ReplicaWatcher`).
+        let serving = LitestreamVFS.uri(replicaURL: replicaURL, pollInterval: 86_400, name: name)
+        let lookout = LitestreamVFS.uri(replicaURL: replicaURL, pollInterval: pollInterval, name: name)
         let opened = try await AbandonableWork.run(
-            {
-                try ReplicaConnections(uri: uri, replicaURL: replicaURL, options: options)
-            }, discard: { $0.close() })
-        let watcher = ReplicaWatcher(interval: min(0.25, pollInterval / 4), pollInterval: pollInterval)
+            { try ReplicaConnections(serving: serving, lookout: lookout, replicaURL: replicaURL, options: options) },
+            discard: { $0.close() })
+        let watcher = ReplicaWatcher(
+            lookout: opened.lookout, interval: min(0.25, pollInterval / 4), pollInterval: pollInterval)
         let database = Database(
             path: replicaURL, options: options, writer: opened.writer, readers: opened.readers,
             replicaURL: replicaURL, replicaWatcher: watcher)
@@ -131,20 +133,22 @@ extension Database {
     }
 }
 
-/// The connections of a read replica, opened together: the writer connection (which serves reads
-/// when there are no readers, and Bindery's own jobs) and the readers, every one read-only through the
-/// VFS.
+/// The connections of a read replica, opened together, every one read-only through the VFS: the
+/// writer connection (which serves reads when there are no readers, and Bindery's own jobs), the
+/// readers, and the lookout that polls the replica (see `ReplicaWatcher`).
 private final class ReplicaConnections: @unchecked Sendable {
     // @unchecked Sendable is safe: the connections are made on one thread and handed over once, to the
     // database that uses them from then on (or to `close()` when the open was abandoned).
     let writer: Connection
     let readers: ReaderPool?
+    let lookout: ReaderConnection
 
-    /// Opens the connections; the first waits until the replica holds a backup.
-    init(uri: String, replicaURL: String, options: Database.Options) throws {
+    /// Opens the connections (`serving` and `lookout` are their URIs); the first waits until the
+    /// replica holds a backup.
+    init(serving: String, lookout: String, replicaURL: String, options: Database.Options) throws {
         let flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
         let connectionOptions = options.connectionOptions(readOnly: true)
-        func open() throws -> Connection {
+        func open(_ uri: String) throws -> Connection {
             do {
                 let connection = try Connection(path: uri, flags: flags, options: connectionOptions)
                 connection.codingOptions = options.coding
@@ -153,34 +157,36 @@ private final class ReplicaConnections: @unchecked Sendable {
                 throw error.explained("opening the read replica \(replicaURL) through Litestream's VFS")
             }
         }
-        writer = try open()
-        guard options.readerCount > 0 else {
-            readers = nil
-            return
-        }
         var opened: [Connection] = []
         do {
-            for _ in 0..<options.readerCount {
-                let connection = try open()
+            for _ in 0..<(2 + max(0, options.readerCount)) {
+                let connection = try open(opened.isEmpty ? lookout : serving)
                 opened.append(connection)
-                try connection.execute(script: "PRAGMA query_only = ON")
+                if opened.count > 2 {
+                    try connection.execute(script: "PRAGMA query_only = ON")
+                }
             }
         } catch {
-            writer.close()
             opened.forEach { $0.close() }
             throw error
         }
-        let readers = opened.enumerated().map { index, connection in
-            ReaderConnection(connection: connection, label: "Bindery.Database(\(replicaURL)).reader\(index)")
+        let label = "Bindery.Database(\(replicaURL))"
+        self.lookout = ReaderConnection(connection: opened[0], label: label + ".lookout")
+        self.writer = opened[1]
+        let readers = opened.dropFirst(2).enumerated().map { index, connection in
+            ReaderConnection(connection: connection, label: "\(label).reader\(index)")
         }
-        self.readers = ReaderPool(readers: readers)
+        self.readers = readers.isEmpty ? nil : ReaderPool(readers: readers)
     }
 
     /// Closes every connection; for an open abandoned by its task.
     func close() {
         writer.close()
-        if let readers {
-            Task { await readers.close() }
+        let readers = self.readers
+        let lookout = self.lookout
+        Task {
+            await readers?.close()
+            await lookout.close()
         }
     }
 }

@@ -245,8 +245,9 @@ public actor Database {
             return
         }
         let readers = self.readers
-        replicaWatcher?.stop()
+        let watcher = replicaWatcher
         let task = Task {
+            await watcher?.stop()
             await readers?.close()
             self.closeWriter()
         }

@@ -53,21 +53,20 @@ final class ReaderPool: @unchecked Sendable {
         }
     }
 
-    /// Runs `work` on every reader, one after the other, lent or not (see ``ReaderConnection/run(_:)``),
-    /// and returns the results in the readers' order.
-    func eachReader<T: Sendable>(_ work: @escaping @Sendable (Connection) -> T) async -> [T] {
-        var results: [T] = []
-        for reader in readers {
-            results.append(await reader.run(work))
+    /// Runs `work` on every reader with its index, lent or not (see ``ReaderConnection/run(_:)``), on
+    /// all of them at once (a long read delays only its own reader's), and returns the results in the
+    /// readers' order.
+    func eachReader<T: Sendable>(_ work: @escaping @Sendable (Int, Connection) -> T) async -> [T] {
+        await withTaskGroup(of: (Int, T).self) { group in
+            for (index, reader) in readers.enumerated() {
+                group.addTask { (index, await reader.run { conn in work(index, conn) }) }
+            }
+            var results: [(Int, T)] = []
+            for await result in group {
+                results.append(result)
+            }
+            return results.sorted { $0.0 < $1.0 }.map(\.1)
         }
-        return results
-    }
-
-    /// Runs `work` on reader `index` (lent or not, as ``eachReader(_:)``) and returns its result; nil
-    /// when there is no such reader.
-    func onReader<T: Sendable>(_ index: Int, _ work: @escaping @Sendable (Connection) -> T) async -> T? {
-        guard readers.indices.contains(index) else { return nil }
-        return await readers[index].run(work)
     }
 
     /// How many readers are idle now (for tests).

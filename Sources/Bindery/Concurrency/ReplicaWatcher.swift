@@ -1,61 +1,73 @@
 import Foundation
 
-/// Keeps the connections of a read replica following the replica, and tells its observations that
-/// new transactions arrived.
+/// Keeps the connections of a read replica following the replica, each on one whole transaction at a
+/// time, and tells the replica's observations when new transactions arrived.
 ///
-/// **Observations.** Each connection follows the replica on its own (Litestream's VFS polls it for
-/// each open file), so two connections may stand a poll apart: an observation that runs on a
-/// connection still behind reads the old state. So every ``interval`` the watcher asks every
-/// connection that serves reads for its position (`PRAGMA litestream_txid`, a file control, no
-/// statement), and makes every observation run again whenever any connection moved on. The last
-/// connection to reach a transaction thus triggers a run after it did, on whichever connection: every
-/// one is there by then, and the observation ends on the newest state. (An observation may run once
-/// per connection for one transaction; ``DatabaseObservation/removeDuplicates()`` keeps only changes.)
+/// **Why the connections that serve reads do not follow the replica themselves.** Litestream's VFS
+/// 0.5.17 follows a replica by polling it and applying each new LTX file's pages to the connection's
+/// page index. Two faults of that path (seen with `scripts/replica-test` and Litestream's default
+/// compaction into level 1 every 30 seconds) make it unusable as is: a poll that brings a level-1 file
+/// together with newer level-0 files lets the older level-1 pages win, so reads mix pages of two
+/// transactions (a transaction seen in part, "database disk image is malformed"; upstream pull request
+/// #1478); and a connection opened before the first level-1 compaction after a snapshot takes the next
+/// level-1 file for a gap ("poll L1: non-contiguous ltx file") and stops following for good (upstream
+/// issue #1460). A view built from scratch, from the replica's restore plan, is whole in both cases: it
+/// is what opening a connection does, and what `PRAGMA litestream_time = 'latest'` does again.
 ///
-/// **Connections that stop following.** Litestream's VFS 0.5.17 stops following for good when it
-/// opened before the first compaction into level 1 after a snapshot (the replicator's start): its
-/// level-1 cursor starts at its position, so the next level-1 file looks like a gap ("poll L1:
-/// non-contiguous ltx file"), every later poll fails, and reads stay on that transaction (and fail
-/// once the level-0 files they need expire, after 5 minutes). The VFS reports it: the seconds since
-/// its last successful poll (`PRAGMA litestream_lag`) grow. A connection whose last successful poll is
-/// ``stuckAfter`` seconds old (or that has not polled successfully for that long) is told to show the
-/// latest state again (`PRAGMA litestream_time = 'latest'`), which rebuilds its view from the replica,
-/// as a new connection would, once it is idle (no read in progress sees its view change).
+/// So the connections that serve reads are opened with polling off (a poll interval of a day), and a
+/// **lookout**, one more connection that never serves a read, polls the replica every poll interval:
+/// only its position (`PRAGMA litestream_txid`, a file control) is used, never its pages. Every
+/// ``interval`` the watcher compares each serving connection's position with the lookout's, and
+/// rebuilds the view of each one that is behind (or whose view is older than ``refreshInterval``: the
+/// level-0 files a view reads expire 5 minutes after their compaction into level 1), when it is idle,
+/// so that no read in progress sees its view change. A lookout that stopped following (its last
+/// successful poll ``stuckAfter`` seconds old, or none for that long) has its view rebuilt too.
+///
+/// **Observations.** Whenever a serving connection's position moved on, every observation runs again.
+/// Connections move one after the other, so an observation may run on one still behind; the last one
+/// to move triggers a run after it did, when every connection is there, so the observation ends on the
+/// newest state. (It may run once per connection for one transaction;
+/// ``DatabaseObservation/removeDuplicates()`` keeps only changes.)
 final class ReplicaWatcher: @unchecked Sendable {
-    // @unchecked Sendable is safe: `connections` and `task` are read and written only while `lock` is
-    // held.
+    // @unchecked Sendable is safe: the mutable properties are read and written only while `lock` is held;
+    // the lookout connection is used only on its own queue (`ReaderConnection`).
     private let lock = NSLock()
-    private var connections: [Int: Following] = [:]
+    private var serving: [Int: Serving] = [:]
+    private var lookoutUnpolledSince: Date?
     private var task: Task<Void, Never>?
+    private var rebuildCount = 0
+    /// The connection that polls the replica; used only for its position.
+    let lookout: ReaderConnection
     /// How often the connections are asked, in nanoseconds.
     let interval: UInt64
-    /// How many seconds without a successful poll make a connection count as no longer following.
+    /// How many seconds without a successful poll make the lookout count as no longer following.
     let stuckAfter: Int
-    /// How many times a connection was told to show the latest state again; for tests and diagnostics.
-    private(set) var resets: Int {
-        get { lock.withLock { resetCount } }
-        set { lock.withLock { resetCount = newValue } }
-    }
-    private var resetCount = 0
+    /// How old a serving connection's view may grow before it is rebuilt, with no new transaction.
+    let refreshInterval: TimeInterval = 60
 
-    /// What the watcher knows of one connection.
-    private struct Following {
+    /// What the watcher knows of one serving connection.
+    private struct Serving {
         var position: UInt64?
-        /// When the connection was first seen without a successful poll, while it still is.
-        var unpolledSince: Date?
+        var builtAt: Date
     }
 
     /// What one connection reports: its position, and the seconds since its VFS last polled the
-    /// replica successfully (-1: not yet).
+    /// replica successfully (-1 or nil: not yet).
     struct Report: Sendable {
         let position: UInt64?
         let secondsSincePoll: Int?
     }
 
-    /// A watcher that asks every `interval` seconds, for a replica whose VFS polls every `pollInterval`.
-    init(interval: Double, pollInterval: Double) {
+    /// A watcher that asks every `interval` seconds, with `lookout` polling every `pollInterval`.
+    init(lookout: ReaderConnection, interval: Double, pollInterval: Double) {
+        self.lookout = lookout
         self.interval = UInt64(max(interval, 0.001) * 1_000_000_000)
         self.stuckAfter = max(2, Int((3 * pollInterval).rounded(.up)))
+    }
+
+    /// How many times a view was rebuilt (serving connections and the lookout); for tests.
+    var rebuilds: Int {
+        lock.withLock { rebuildCount }
     }
 
     /// Starts watching `database`'s connections, until ``stop()`` or until the database is released.
@@ -65,57 +77,76 @@ final class ReplicaWatcher: @unchecked Sendable {
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: interval)
                 guard let database, let self else { return }
-                let reports = await database.replicaReports()
-                let (moved, stuck) = self.note(reports, at: Date())
-                if moved {
-                    database.observationRegistry.notifyAll()
-                }
-                for index in stuck {
-                    if await database.showLatest(onConnection: index) {
-                        self.resets += 1
-                    }
-                }
+                await self.tick(database)
             }
         }
         lock.withLock { self.task = task }
     }
 
-    /// Stops watching.
-    func stop() {
+    /// Stops watching, and closes the lookout.
+    func stop() async {
         lock.withLock { task }?.cancel()
+        await lookout.close()
     }
 
-    /// Records each connection's report (by its index; nil when it could not be asked); returns whether
-    /// any connection's position is new or further than before, and which connections stopped
-    /// following.
-    func note(_ reports: [Report?], at now: Date) -> (moved: Bool, stuck: [Int]) {
+    /// One round: the lookout's position, then each serving connection brought to it.
+    private func tick(_ database: Database) async {
+        let newest = await lookout.run { conn in Self.report(of: conn) }
+        if let newest, lookoutIsStuck(newest, now: Date()) {
+            if await lookout.run({ conn in Self.rebuildView(of: conn) }) {
+                lock.withLock { rebuildCount += 1 }
+            }
+        }
+        let target = newest?.position
+        let refreshInterval = self.refreshInterval
+        let known = lock.withLock { serving }
+        let reports = await database.onServingConnections { index, conn -> Report? in
+            guard let report = Self.report(of: conn) else { return nil }
+            let behind = target.map { target in report.position.map { $0 < target } ?? true } ?? false
+            let old = known[index].map { Date().timeIntervalSince($0.builtAt) >= refreshInterval } ?? false
+            guard behind || old, Self.rebuildView(of: conn) else { return report }
+            return Self.report(of: conn).map { Report(position: $0.position, secondsSincePoll: -2) }
+        }
+        if noteServing(reports, now: Date()) {
+            database.observationRegistry.notifyAll()
+        }
+    }
+
+    /// Whether the lookout stopped following (see the type's comment); notes since when it has not
+    /// polled successfully.
+    private func lookoutIsStuck(_ report: Report, now: Date) -> Bool {
+        lock.withLock {
+            if let seconds = report.secondsSincePoll, seconds >= 0 {
+                lookoutUnpolledSince = nil
+                return seconds >= stuckAfter
+            }
+            let since = lookoutUnpolledSince ?? now
+            lookoutUnpolledSince = since
+            guard now.timeIntervalSince(since) >= Double(stuckAfter) else { return false }
+            lookoutUnpolledSince = nil
+            return true
+        }
+    }
+
+    /// Records the serving connections' reports (by index; nil: closed; `secondsSincePoll` -2: its view
+    /// was just rebuilt); returns whether any position is new or further than before.
+    private func noteServing(_ reports: [Report?], now: Date) -> Bool {
         lock.withLock {
             var moved = false
-            var stuck: [Int] = []
             for (index, report) in reports.enumerated() {
                 guard let report else { continue }
-                var known = connections[index] ?? Following()
+                var known = serving[index] ?? Serving(position: nil, builtAt: now)
+                if report.secondsSincePoll == -2 {
+                    known.builtAt = now
+                    rebuildCount += 1
+                }
                 if let position = report.position, known.position.map({ $0 < position }) ?? true {
                     known.position = position
                     moved = true
                 }
-                switch report.secondsSincePoll {
-                case .some(let seconds) where seconds >= 0:
-                    known.unpolledSince = nil
-                    if seconds >= stuckAfter {
-                        stuck.append(index)
-                    }
-                default:
-                    let since = known.unpolledSince ?? now
-                    known.unpolledSince = since
-                    if now.timeIntervalSince(since) >= Double(stuckAfter) {
-                        stuck.append(index)
-                        known.unpolledSince = nil
-                    }
-                }
-                connections[index] = known
+                serving[index] = known
             }
-            return (moved, stuck)
+            return moved
         }
     }
 
@@ -127,9 +158,9 @@ final class ReplicaWatcher: @unchecked Sendable {
             secondsSincePoll: (try? connection.filePragma("litestream_lag")).flatMap { $0.flatMap { Int($0) } })
     }
 
-    /// Tells `connection`'s VFS to show the latest state again, when the connection is idle; returns
-    /// whether it did.
-    static func showLatest(on connection: Connection) -> Bool {
+    /// Rebuilds `connection`'s view of the replica from its restore plan, as of its latest transaction
+    /// (`PRAGMA litestream_time = 'latest'`), when the connection is idle; returns whether it did.
+    static func rebuildView(of connection: Connection) -> Bool {
         guard connection.isIdle else { return false }
         do {
             _ = try connection.filePragma("litestream_time", value: "latest")
@@ -141,22 +172,16 @@ final class ReplicaWatcher: @unchecked Sendable {
 }
 
 extension Database {
-    /// What each connection of a read replica that serves reads (the readers, or the writer connection
-    /// when there are none) reports; nil for one that could not be asked (closed).
-    nonisolated func replicaReports() async -> [ReplicaWatcher.Report?] {
+    /// Runs `work` on each connection of a read replica that serves reads (the readers, or the writer
+    /// connection when there are none), with its index, one after the other; nil for one that could
+    /// not be reached (closed).
+    nonisolated func onServingConnections<T: Sendable>(
+        _ work: @escaping @Sendable (Int, Connection) -> T?
+    ) async -> [T?] {
         if let readers {
-            return await readers.eachReader { conn in ReplicaWatcher.report(of: conn) }
+            return await readers.eachReader(work)
         }
-        let report = try? await useWriter { conn in ReplicaWatcher.report(of: conn) }
-        return [report ?? nil]
-    }
-
-    /// Tells the VFS of connection `index` (as in ``replicaReports()``) to show the latest state again,
-    /// when it is idle; returns whether it did.
-    nonisolated func showLatest(onConnection index: Int) async -> Bool {
-        if let readers {
-            return await readers.onReader(index) { conn in ReplicaWatcher.showLatest(on: conn) } ?? false
-        }
-        return (try? await useWriter { conn in ReplicaWatcher.showLatest(on: conn) }) ?? false
+        let result = try? await useWriter { conn in work(0, conn) }
+        return [result ?? nil]
     }
 }
