@@ -26,7 +26,8 @@ extension Database {
     ///   an error thrown by the query ends it with that error.
     /// - Only writes through this `Database` are seen. Changes made by another `Database` on the same
     ///   file, another process, or a `Connection` opened directly are not: call
-    ///   ``notifyExternalChange()`` after them.
+    ///   ``notifyExternalChange()`` after them. On a read replica, the transactions that arrive from
+    ///   the replica are seen (see ``replica(of:extensionPath:pollInterval:options:)``).
     /// - After ``close()``, a run ends the observation with ``DatabaseError/closed``; an observation
     ///   waiting for a change waits until its task ends.
     public nonisolated func observe<T: Sendable>(

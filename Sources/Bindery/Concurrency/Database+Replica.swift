@@ -17,7 +17,7 @@ extension Database {
     ///
     /// Every read works on it as on a local file: ``read(_:)``, records, requests, associations,
     /// search, cursors, with ``Options/readerCount`` readers reading at the same time, and
-    /// ``observe(_:)``, which gives a new value when new transactions arrive from the replica (within
+    /// ``observe(_:)->DatabaseObservation<T>``, which gives a new value when new transactions arrive from the replica (within
     /// the replicator's sync window plus `pollInterval` plus a quarter of it). Writes throw
     /// ``ReplicaError/writeRefused(replica:)`` and write nothing: ``write(_:)``,
     /// ``writeWithoutTransaction(_:)``, everything built on them (inserts, migrations), and a statement
