@@ -17,8 +17,9 @@ extension Database {
     ///
     /// Every read works on it as on a local file: ``read(_:)``, records, requests, associations,
     /// search, cursors, with ``Options/readerCount`` readers reading at the same time, and
-    /// ``observe(_:)->DatabaseObservation<T>``, which gives a new value when new transactions arrive from the replica (within
-    /// the replicator's sync window plus `pollInterval` plus a quarter of it). Writes throw
+    /// ``observe(_:)->DatabaseObservation<T>``, which gives a new value when new transactions arrive
+    /// from the replica (within `pollInterval` plus a quarter of it, at most 0.25 s, after they reach
+    /// the replica). Writes throw
     /// ``ReplicaError/writeRefused(replica:)`` and write nothing: ``write(_:)``,
     /// ``writeWithoutTransaction(_:)``, everything built on them (inserts, migrations), and a statement
     /// that would write inside ``read(_:)``. ``replicaStatus()`` tells its position and freshness.
