@@ -60,8 +60,20 @@ extension Database {
     /// SQLite runs `VACUUM INTO` outside any transaction, so it runs on the writer connection, in one
     /// step: writes wait until it is done. For a copy that lets writes go on, use
     /// ``backup(to:pagesPerStep:progress:)``.
+    ///
+    /// On a read replica, the copy holds the latest transaction the replica holds when it begins.
     public nonisolated func vacuum(into path: String) async throws {
-        try await useWriter { conn in try conn.vacuum(into: path) }
+        guard replicaURL != nil else {
+            try await useWriter { conn in try conn.vacuum(into: path) }
+            return
+        }
+        try await useWriter { conn in
+            // The writer connection follows the replica only when it serves the reads (no readers): its
+            // view is brought to the latest transaction first. And the copy is a file of the default VFS,
+            // not of the connection's, Litestream's, which writes no file.
+            _ = try conn.filePragma("litestream_time", value: "latest")
+            try conn.vacuum(into: LitestreamVFS.localFileURI(path))
+        }
     }
 
     // MARK: Backup strategies

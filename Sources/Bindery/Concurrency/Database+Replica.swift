@@ -22,7 +22,9 @@ extension Database {
     /// the replica). Writes throw
     /// ``ReplicaError/writeRefused(replica:)`` and write nothing: ``write(_:)``,
     /// ``writeWithoutTransaction(_:)``, everything built on them (inserts, migrations), and a statement
-    /// that would write inside ``read(_:)``. ``replicaStatus()`` tells its position and freshness.
+    /// that would write inside ``read(_:)`` or as a cursor's query. ``backup(to:pagesPerStep:progress:)``
+    /// and ``vacuum(into:)`` write a local copy of the replica. ``replicaStatus()`` tells its position
+    /// and freshness.
     ///
     /// - Parameters:
     ///   - replicaURL: the replica, as `litestream replicate` writes it (the `url` of the replica in its
@@ -80,14 +82,37 @@ extension Database {
     /// Throws ``ReplicaError/noBackup(_:)`` for a `file://` replica with no LTX file in it (the VFS
     /// would wait for one).
     private static func checkHasBackup(_ replicaURL: String) throws {
-        guard replicaURL.hasPrefix("file://"), let url = URL(string: replicaURL), url.isFileURL else { return }
-        let folder = url.appendingPathComponent("ltx", isDirectory: true).path
+        guard let folder = litestreamFolder(of: replicaURL) else { return }
         let hasBackup = FileManager.default.enumerator(atPath: folder)?.contains { entry in
             (entry as? String)?.hasSuffix(".ltx") == true
         }
         guard hasBackup == true else {
             throw ReplicaError.noBackup(replicaURL)
         }
+    }
+
+    /// The folder of LTX files that Litestream reads for a `file://` replica URL (any case of the
+    /// scheme), as Litestream 0.5.17 reads it: the host, if any, is the path's first folder
+    /// (`file://localhost/x` is `/localhost/x`), and the path is taken percent-encoded (`file:///a b`
+    /// and `file:///a%20b` are both `/a%20b`). Nil for another scheme.
+    static func litestreamFolder(of replicaURL: String) -> String? {
+        // A URL with a space or another character that must be percent-encoded is read as Litestream
+        // reads it: with that character encoded.
+        var allowed = CharacterSet.urlFragmentAllowed
+        allowed.insert(charactersIn: "#%")
+        guard
+            let components = URLComponents(string: replicaURL)
+                ?? replicaURL.addingPercentEncoding(withAllowedCharacters: allowed).flatMap(URLComponents.init(string:)),
+            components.scheme?.lowercased() == "file"
+        else {
+            return nil
+        }
+        let host = components.percentEncodedHost ?? ""
+        var path = (host.isEmpty ? "" : "/" + host) + components.percentEncodedPath
+        while path.count > 1, path.hasSuffix("/") {
+            path.removeLast()
+        }
+        return path + "/ltx"
     }
 
     /// The extension in the `litestream_vfs` package of the first Python environment that has it
@@ -151,7 +176,7 @@ private final class ReplicaConnections: @unchecked Sendable {
         let connectionOptions = options.connectionOptions(readOnly: true)
         func open(_ uri: String) throws -> Connection {
             do {
-                let connection = try Connection(path: uri, flags: flags, options: connectionOptions)
+                let connection = try Connection(path: uri, flags: flags, options: connectionOptions, onLoadedVFS: true)
                 connection.codingOptions = options.coding
                 return connection
             } catch let error as SQLiteError {

@@ -14,7 +14,8 @@ extension Database {
     public enum ReplicaError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A write on a read replica: ``Database/write(_:)``, ``Database/writeWithoutTransaction(_:)``
         /// and everything built on them (inserts, migrations…) throw it before running anything, and
-        /// so does a statement that would write inside ``Database/read(_:)``. Nothing is written.
+        /// so does a statement that would write inside ``Database/read(_:)`` or as the query of a
+        /// ``DatabaseCursor``. Nothing is written.
         case writeRefused(replica: String)
         /// No `litestream-vfs` extension was found in the places listed (the `litestream_vfs` package
         /// of the Python environments on the `PATH`, `VIRTUAL_ENV`, `~/.local`, `/usr/local`, `/usr`):

@@ -216,9 +216,16 @@ public actor Database {
                 return try await readers.read(body)
             }
             return try await performOnWriter(transaction: .deferred, refusingWrites: true, body)
-        } catch let error as SQLiteError where error.code == .readOnly && replicaURL != nil {
-            throw ReplicaError.writeRefused(replica: replicaURL ?? path)
+        } catch {
+            throw refusedWriteOnReplica(error)
         }
+    }
+
+    /// `error`, or ``ReplicaError/writeRefused(replica:)`` on a read replica when it is SQLite's refusal
+    /// of a write (``SQLiteError/Code/readOnly``) in a read: ``read(_:)``, a ``DatabaseCursor``.
+    nonisolated func refusedWriteOnReplica(_ error: any Error) -> any Error {
+        guard let replicaURL, let error = error as? SQLiteError, error.code == .readOnly else { return error }
+        return ReplicaError.writeRefused(replica: replicaURL)
     }
 
     /// Runs `body` on the writer connection outside any transaction, with every write refused as in

@@ -104,7 +104,7 @@ final class CursorDriver<Element: Decodable & Sendable> {
             buffer = []
             position = 0
             end(statementClosed: false)
-            throw error
+            throw database.refusedWriteOnReplica(error)
         }
     }
 

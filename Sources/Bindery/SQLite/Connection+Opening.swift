@@ -17,8 +17,12 @@ extension Connection {
     ///
     /// A file the process cannot write to, opened read-write, would open read-only without a word and
     /// fail at the first write: it throws ``SQLiteError/Code/readOnly`` here instead, saying so.
-    static func openHandle(path: String, flags: Int32, options: Options) throws -> OpaquePointer {
-        let db = try openWithExplanations(path: path, flags: flags, options: options)
+    ///
+    /// `onLoadedVFS`: see ``Connection/init(path:flags:options:onLoadedVFS:)``.
+    static func openHandle(path: String, flags: Int32, options: Options, onLoadedVFS: Bool = false) throws
+        -> OpaquePointer
+    {
+        let db = try openWithExplanations(path: path, flags: flags, options: options, onLoadedVFS: onLoadedVFS)
         if flags & SQLITE_OPEN_READWRITE != 0, sqlite3_db_readonly(db, "main") == 1 {
             sqlite3_close_v2(db)
             throw SQLiteError(
@@ -29,9 +33,12 @@ extension Connection {
         return db
     }
 
-    private static func openWithExplanations(path: String, flags: Int32, options: Options) throws -> OpaquePointer {
+    private static func openWithExplanations(path: String, flags: Int32, options: Options, onLoadedVFS: Bool) throws
+        -> OpaquePointer
+    {
         do {
-            return try openAndReadSchema(name: path, flags: flags, options: options, path: path)
+            return try openAndReadSchema(
+                name: path, flags: flags, options: options, path: path, onLoadedVFS: onLoadedVFS)
         } catch let error as SQLiteError {
             let files = FileManager.default
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -67,13 +74,17 @@ extension Connection {
     }
 
     /// Opens `name` (the path, or a URI for it) and reads its schema; closes it again on failure.
-    private static func openAndReadSchema(name: String, flags: Int32, options: Options, path: String) throws
-        -> OpaquePointer
-    {
+    private static func openAndReadSchema(
+        name: String, flags: Int32, options: Options, path: String, onLoadedVFS: Bool = false
+    ) throws -> OpaquePointer {
         var db: OpaquePointer?
         // Under the lock, so that no connection opens while Litestream's VFS extension loads (see
-        // `LitestreamVFS`).
-        let code = LitestreamVFS.openLock.withLock { sqlite3_open_v2(name, &db, flags, nil) }
+        // `LitestreamVFS`); but not an open on that VFS, loaded already, which may wait for a backup
+        // for as long as it likes (and would hold up every other open of the process).
+        let code =
+            onLoadedVFS
+            ? sqlite3_open_v2(name, &db, flags, nil)
+            : LitestreamVFS.openLock.withLock { sqlite3_open_v2(name, &db, flags, nil) }
         guard code == SQLITE_OK, let db else {
             let error = SQLiteError(database: db, resultCode: code, sql: nil)
             sqlite3_close_v2(db)

@@ -174,9 +174,12 @@ public final class Connection {
         bindery_disable_memory_statistics() == SQLITE_OK
     }()
 
-    init(path: String, flags: Int32, options: Options) throws {
+    /// Opens `path` with `flags`. `onLoadedVFS`: the path is a URI naming a VFS that an extension
+    /// registered already (Litestream's), whose open may wait as long as the VFS likes: it does not take
+    /// ``LitestreamVFS/openLock``, which guards only opens that an extension being loaded could break.
+    init(path: String, flags: Int32, options: Options, onLoadedVFS: Bool = false) throws {
         _ = Connection.configured
-        let db = try Connection.openHandle(path: path, flags: flags, options: options)
+        let db = try Connection.openHandle(path: path, flags: flags, options: options, onLoadedVFS: onLoadedVFS)
         self.handle = db
         self.path = path
         self.options = options

@@ -25,7 +25,9 @@ enum LitestreamVFS {
     static let entryPoint = "sqlite3_litestreamvfs_init"
 
     /// Held while the extension loads, and by every `sqlite3_open_v2` of a connection (see the type's
-    /// comment). Opening is rare and short; the lock is not taken anywhere else.
+    /// comment) except those on the VFS itself: they come after the load, and one may wait for a
+    /// backup for ever, which must not hold up the other opens of the process. Opening is rare and
+    /// short; the lock is not taken anywhere else.
     static let openLock = NSLock()
 
     /// Whether a VFS named `litestream` is registered in the process.
@@ -76,6 +78,28 @@ enum LitestreamVFS {
         let milliseconds = max(1, Int((pollInterval * 1000).rounded()))
         return "file:\(escaped(name))?vfs=\(LitestreamVFS.name)&replica_url=\(escaped(replicaURL))"
             + "&poll_interval=\(milliseconds)ms"
+    }
+
+    /// A URI naming the file at `path` on the default VFS (`unix`…), for a statement of a connection
+    /// on Litestream's VFS that writes a file (`VACUUM INTO`), which SQLite would open on the
+    /// connection's VFS.
+    static func localFileURI(_ path: String) -> String {
+        let vfs = sqlite3_vfs_find(nil).map { String(cString: $0.pointee.zName) } ?? "unix"
+        return "file:\(escapedPath(path))?vfs=\(escaped(vfs))"
+    }
+
+    /// `path` with the characters that end or escape a URI's path (`%`, `?`, `#`) percent-encoded.
+    private static func escapedPath(_ path: String) -> String {
+        var result = ""
+        for character in path.unicodeScalars {
+            switch character {
+            case "%": result += "%25"
+            case "?": result += "%3F"
+            case "#": result += "%23"
+            default: result.unicodeScalars.append(character)
+            }
+        }
+        return result
     }
 
     /// `text` with every byte that is not unreserved in a URI query percent-encoded.
