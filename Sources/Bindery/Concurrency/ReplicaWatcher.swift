@@ -40,7 +40,10 @@ final class ReplicaWatcher: @unchecked Sendable {
     let lookout: ReaderConnection
     /// How often the connections are asked, in nanoseconds.
     let interval: UInt64
-    /// How many seconds without a successful poll make the lookout count as no longer following.
+    /// How many seconds without a successful poll make the lookout count as no longer following: twice
+    /// the poll interval, and at least 1 (the VFS counts whole seconds). The lookout itself may stop
+    /// following (upstream #1460), and the replica's reads wait for it meanwhile: this is the extra
+    /// delay a transaction may take around a compaction into level 1.
     let stuckAfter: Int
     /// How old a serving connection's view may grow before it is rebuilt, with no new transaction.
     let refreshInterval: TimeInterval = 60
@@ -62,7 +65,7 @@ final class ReplicaWatcher: @unchecked Sendable {
     init(lookout: ReaderConnection, interval: Double, pollInterval: Double) {
         self.lookout = lookout
         self.interval = UInt64(max(interval, 0.001) * 1_000_000_000)
-        self.stuckAfter = max(2, Int((3 * pollInterval).rounded(.up)))
+        self.stuckAfter = max(1, Int((2 * pollInterval).rounded(.up)))
     }
 
     /// How many times a view was rebuilt (serving connections and the lookout); for tests.
