@@ -282,7 +282,9 @@ import Testing
             #expect(status.transactionID > first.transactionID)
             #expect(try await replica.count(Author.self) == 3)
             #expect(status.latestTransactionID >= status.transactionID)
-            #expect(status.transactionTime != nil)
+            // The time of the transaction, as the VFS prints it (nanoseconds, `Z`): recorded moments ago.
+            let time = try #require(status.transactionTime)
+            #expect(abs(time.timeIntervalSinceNow) < 120)
             try await replica.close()
         }
     }
@@ -359,6 +361,14 @@ import Testing
                 try await Database.replica(of: empty, extensionPath: "/nonexistent/litestream-vfs.so")
             }
         }
+    }
+
+    @Test func theVFSTimesAreRead() throws {
+        // `PRAGMA litestream_time` prints milliseconds, or nanoseconds once a view was rebuilt.
+        let milliseconds = try #require(SQLiteDate.date(from: "2026-12-05T12:57:02.453Z"))
+        #expect(abs(milliseconds.timeIntervalSince1970 - 1_796_475_422.453) < 0.001)
+        let nanoseconds = try #require(SQLiteDate.date(from: "2026-12-05T12:57:06.959182898Z"))
+        #expect(abs(nanoseconds.timeIntervalSince1970 - 1_796_475_426.959) < 0.001)
     }
 
     @Test func aPollIntervalThatIsNotAPositiveNumberIsRefused() async throws {

@@ -71,7 +71,7 @@ extension Database {
             // The writer connection follows the replica only when it serves the reads (no readers): its
             // view is brought to the latest transaction first. And the copy is a file of the default VFS,
             // not of the connection's, Litestream's, which writes no file.
-            _ = try conn.filePragma("litestream_time", value: "latest")
+            try LitestreamVFS.rebuildView(of: conn)
             try conn.vacuum(into: LitestreamVFS.localFileURI(path))
         }
     }

@@ -130,8 +130,8 @@ extension Database {
         if let venv = environment["VIRTUAL_ENV"], !venv.isEmpty {
             roots.append(venv)
         }
-        for folder in (environment["PATH"] ?? "").split(separator: ":") where !folder.isEmpty {
-            roots.append(URL(fileURLWithPath: String(folder)).deletingLastPathComponent().path)
+        for folder in searchFolders {
+            roots.append(URL(fileURLWithPath: folder).deletingLastPathComponent().path)
         }
         if let home = environment["HOME"], !home.isEmpty {
             roots.append(home + "/.local")

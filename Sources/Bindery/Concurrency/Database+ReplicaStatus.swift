@@ -47,7 +47,7 @@ extension Database {
             guard !conn.isClosed, let position = try? ReplicaStatus.position(of: conn) else { return nil }
             return View(
                 position: position,
-                time: (try? conn.filePragma("litestream_time")).flatMap { $0 }.flatMap(ReplicaStatus.date))
+                time: (try? conn.filePragma("litestream_time")).flatMap { $0 }.flatMap(SQLiteDate.date(from:)))
         }
         guard let oldest = views.compactMap({ $0 }).min(by: { $0.position < $1.position }),
             let lookout = await replicaWatcher.lookout.run({ conn in ReplicaWatcher.report(of: conn) }),
@@ -73,23 +73,5 @@ extension Database.ReplicaStatus {
     /// when its VFS does not say.
     static func position(of connection: Connection) throws -> UInt64? {
         try connection.filePragma("litestream_txid").flatMap { UInt64($0, radix: 16) }
-    }
-
-    /// An RFC 3339 time as the VFS prints it (`2026-12-05T12:23:50.435Z`, with 0 to 9 digits of
-    /// fraction), to the millisecond.
-    static func date(_ text: String) -> Date? {
-        var text = Substring(text)
-        if let dot = text.firstIndex(of: "."), let end = text[dot...].firstIndex(where: { !"0123456789.".contains($0) })
-        {
-            let digits = text[text.index(after: dot)..<end].prefix(3)
-            text = text[..<dot] + "." + digits.padding(toLength: 3, withPad: "0", startingAt: 0) + text[end...]
-        }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: String(text)) {
-            return date
-        }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: String(text))
     }
 }

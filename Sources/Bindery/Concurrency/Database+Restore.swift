@@ -94,8 +94,7 @@ extension Database {
         if name.contains("/") {
             return files.isExecutableFile(atPath: name) ? name : nil
         }
-        let searchPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for folder in searchPath.split(separator: ":") where !folder.isEmpty {
+        for folder in searchFolders {
             let candidate = "\(folder)/\(name)"
             var isFolder: ObjCBool = false
             if files.fileExists(atPath: candidate, isDirectory: &isFolder), !isFolder.boolValue,
@@ -105,6 +104,12 @@ extension Database {
             }
         }
         return nil
+    }
+
+    /// The folders of the `PATH`, in order (`/usr/local/bin`, `/usr/bin` and `/bin` when it is not set).
+    static var searchFolders: [String] {
+        let searchPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        return searchPath.split(separator: ":").filter { !$0.isEmpty }.map(String.init)
     }
 
     /// `time` in the RFC 3339 form Litestream's `-timestamp` reads, in UTC, to the millisecond.

@@ -35,7 +35,6 @@ final class ReplicaWatcher: @unchecked Sendable {
     private var serving: [Int: Serving] = [:]
     private var lookoutUnpolledSince: Date?
     private var task: Task<Void, Never>?
-    private var rebuildCount = 0
     /// The connection that polls the replica; used only for its position.
     let lookout: ReaderConnection
     /// How often the connections are asked, in nanoseconds.
@@ -61,16 +60,18 @@ final class ReplicaWatcher: @unchecked Sendable {
         let secondsSincePoll: Int?
     }
 
+    /// What a serving connection reports after a round: its position, and whether its view was just
+    /// rebuilt. (Serving connections never poll: how long ago is of no use.)
+    private struct ServingReport: Sendable {
+        let position: UInt64?
+        let rebuilt: Bool
+    }
+
     /// A watcher that asks every `interval` seconds, with `lookout` polling every `pollInterval`.
     init(lookout: ReaderConnection, interval: Double, pollInterval: Double) {
         self.lookout = lookout
         self.interval = UInt64(max(interval, 0.001) * 1_000_000_000)
         self.stuckAfter = max(1, Int((2 * pollInterval).rounded(.up)))
-    }
-
-    /// How many times a view was rebuilt (serving connections and the lookout); for tests.
-    var rebuilds: Int {
-        lock.withLock { rebuildCount }
     }
 
     /// Starts watching `database`'s connections, until ``stop()`` or until the database is released.
@@ -96,19 +97,20 @@ final class ReplicaWatcher: @unchecked Sendable {
     private func tick(_ database: Database) async {
         let newest = await lookout.run { conn in Self.report(of: conn) }
         if let newest, lookoutIsStuck(newest, now: Date()) {
-            if await lookout.run({ conn in Self.rebuildView(of: conn) }) {
-                lock.withLock { rebuildCount += 1 }
-            }
+            _ = await lookout.run { conn in Self.rebuildView(of: conn) }
         }
         let target = newest?.position
         let refreshInterval = self.refreshInterval
         let known = lock.withLock { serving }
-        let reports = await database.onServingConnections { index, conn -> Report? in
-            guard let report = Self.report(of: conn) else { return nil }
-            let behind = target.map { target in report.position.map { $0 < target } ?? true } ?? false
+        let reports = await database.onServingConnections { index, conn -> ServingReport? in
+            guard !conn.isClosed else { return nil }
+            let position = (try? Database.ReplicaStatus.position(of: conn)) ?? nil
+            let behind = target.map { target in position.map { $0 < target } ?? true } ?? false
             let old = known[index].map { Date().timeIntervalSince($0.builtAt) >= refreshInterval } ?? false
-            guard behind || old, Self.rebuildView(of: conn) else { return report }
-            return Self.report(of: conn).map { Report(position: $0.position, secondsSincePoll: -2) }
+            guard behind || old, Self.rebuildView(of: conn) else {
+                return ServingReport(position: position, rebuilt: false)
+            }
+            return ServingReport(position: (try? Database.ReplicaStatus.position(of: conn)) ?? nil, rebuilt: true)
         }
         if noteServing(reports, now: Date()) {
             database.observationRegistry.notifyAll()
@@ -131,17 +133,16 @@ final class ReplicaWatcher: @unchecked Sendable {
         }
     }
 
-    /// Records the serving connections' reports (by index; nil: closed; `secondsSincePoll` -2: its view
-    /// was just rebuilt); returns whether any position is new or further than before.
-    private func noteServing(_ reports: [Report?], now: Date) -> Bool {
+    /// Records the serving connections' reports (by index; nil: closed); returns whether any position
+    /// is new or further than before.
+    private func noteServing(_ reports: [ServingReport?], now: Date) -> Bool {
         lock.withLock {
             var moved = false
             for (index, report) in reports.enumerated() {
                 guard let report else { continue }
                 var known = serving[index] ?? Serving(position: nil, builtAt: now)
-                if report.secondsSincePoll == -2 {
+                if report.rebuilt {
                     known.builtAt = now
-                    rebuildCount += 1
                 }
                 if let position = report.position, known.position.map({ $0 < position }) ?? true {
                     known.position = position
@@ -161,16 +162,11 @@ final class ReplicaWatcher: @unchecked Sendable {
             secondsSincePoll: (try? connection.filePragma("litestream_lag")).flatMap { $0.flatMap { Int($0) } })
     }
 
-    /// Rebuilds `connection`'s view of the replica from its restore plan, as of its latest transaction
-    /// (`PRAGMA litestream_time = 'latest'`), when the connection is idle; returns whether it did.
+    /// Rebuilds `connection`'s view of the replica (``LitestreamVFS/rebuildView(of:)``) when the
+    /// connection is idle; returns whether it did.
     static func rebuildView(of connection: Connection) -> Bool {
         guard connection.isIdle else { return false }
-        do {
-            _ = try connection.filePragma("litestream_time", value: "latest")
-            return true
-        } catch {
-            return false
-        }
+        return (try? LitestreamVFS.rebuildView(of: connection)) != nil
     }
 }
 

@@ -110,16 +110,7 @@ extension Connection {
 
     /// A URI that opens the file at `path` as immutable: read as it is, without locks, `-wal` or `-shm`.
     static func immutableURI(_ path: String) -> String {
-        var escaped = ""
-        for character in path.unicodeScalars {
-            switch character {
-            case "%": escaped += "%25"
-            case "?": escaped += "%3F"
-            case "#": escaped += "%23"
-            default: escaped.unicodeScalars.append(character)
-            }
-        }
-        return "file:\(escaped)?immutable=1"
+        SQLiteURI.file(path, ["immutable": "1"])
     }
 }
 

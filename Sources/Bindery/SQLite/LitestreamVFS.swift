@@ -50,6 +50,7 @@ enum LitestreamVFS {
             defer { sqlite3_close_v2(boot) }
             var setting: Int32 = 0
             _ = bindery_db_config_flag(boot, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 1, &setting)
+            // SQLite's error message, allocated with sqlite3_malloc: copied below, then freed once.
             var error: UnsafeMutablePointer<CChar>?
             let code = bindery_load_extension(boot, path, entryPoint, &error)
             _ = bindery_db_config_flag(boot, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, &setting)
@@ -66,6 +67,13 @@ enum LitestreamVFS {
         }
     }
 
+    /// Rebuilds `connection`'s view of the replica from scratch, from the replica's restore plan as of
+    /// its latest transaction (`PRAGMA litestream_time = 'latest'`), as opening the connection built it.
+    /// Call it only when no read is in progress on the connection (``Connection/isIdle``).
+    static func rebuildView(of connection: Connection) throws {
+        _ = try connection.filePragma("litestream_time", value: "latest")
+    }
+
     /// Why ``load(from:)`` failed: SQLite's message.
     struct LoadError: Error {
         let message: String
@@ -76,8 +84,8 @@ enum LitestreamVFS {
     /// temporary files; nothing is read from or written to it.
     static func uri(replicaURL: String, pollInterval: Double, name: String) -> String {
         let milliseconds = max(1, Int((pollInterval * 1000).rounded()))
-        return "file:\(escaped(name))?vfs=\(LitestreamVFS.name)&replica_url=\(escaped(replicaURL))"
-            + "&poll_interval=\(milliseconds)ms"
+        return SQLiteURI.file(
+            name, ["vfs": LitestreamVFS.name, "replica_url": replicaURL, "poll_interval": "\(milliseconds)ms"])
     }
 
     /// A URI naming the file at `path` on the default VFS (`unix`…), for a statement of a connection
@@ -85,37 +93,6 @@ enum LitestreamVFS {
     /// connection's VFS.
     static func localFileURI(_ path: String) -> String {
         let vfs = sqlite3_vfs_find(nil).map { String(cString: $0.pointee.zName) } ?? "unix"
-        return "file:\(escapedPath(path))?vfs=\(escaped(vfs))"
-    }
-
-    /// `path` with the characters that end or escape a URI's path (`%`, `?`, `#`) percent-encoded.
-    private static func escapedPath(_ path: String) -> String {
-        var result = ""
-        for character in path.unicodeScalars {
-            switch character {
-            case "%": result += "%25"
-            case "?": result += "%3F"
-            case "#": result += "%23"
-            default: result.unicodeScalars.append(character)
-            }
-        }
-        return result
-    }
-
-    /// `text` with every byte that is not unreserved in a URI query percent-encoded.
-    static func escaped(_ text: String) -> String {
-        var result = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"), UInt8(ascii: "/"):
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = String(byte, radix: 16, uppercase: true)
-                result += byte < 16 ? "%0\(hex)" : "%\(hex)"
-            }
-        }
-        return result
+        return SQLiteURI.file(path, ["vfs": vfs])
     }
 }
