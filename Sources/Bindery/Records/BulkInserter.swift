@@ -12,16 +12,15 @@ final class BulkInserter {
     private let policy: ConflictPolicy
     private let returning: Bool
     private let options: CodingOptions
-    // Only `insert` and `finish` touch these, one call at a time: no dynamic exclusivity check.
-    @exclusivity(unchecked) private var statement: Statement?
-    @exclusivity(unchecked) private var columns: [Bool] = []
+    private var statement: Statement?
+    private var columns: [Bool] = []
     /// The decoder of the rows `statement` returns, and the statement it was made for.
-    @exclusivity(unchecked) private var decoder: RowDecoder?
-    @exclusivity(unchecked) private var decoderStatement: ObjectIdentifier?
+    private var decoder: RowDecoder?
+    private var decoderStatement: ObjectIdentifier?
     /// Whether ``finish()`` gave the encoder back.
-    @exclusivity(unchecked) private var finished = false
+    private var finished = false
     /// How many rows were inserted so far.
-    @exclusivity(unchecked) private(set) var inserted = 0
+    private(set) var inserted = 0
 
     init(connection: Connection, state: RecordTypeState, policy: ConflictPolicy, returning: Bool = false) {
         self.connection = connection

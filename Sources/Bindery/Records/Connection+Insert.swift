@@ -31,8 +31,8 @@ extension Connection {
             // a row that cannot be decoded back is not left behind.
             return try transaction(.immediate) { try $0.insert(record, onConflict: policy) }
         }
-        // The context is lent for the whole call: it holds the record type's state, which holds the
-        // encoder, both lent without counting references.
+        // The context is held for the whole call: it holds the record type's state, which holds the
+        // encoder.
         // Local functions marked to be inlined rather than closures, which the optimizer keeps as
         // functions of their own, one call each (callgrind: about 40 instructions each).
         @inline(__always)
@@ -61,10 +61,10 @@ extension Connection {
             // The memo of the encoded row's shape, once known to need `RETURNING *`.
             var shapeMemo: InsertMemo?
             var attempt: PlainAttempt?
-            if plainAllowed, let last = state.lastInsertReference(for: row, policy: policy) {
+            if plainAllowed, let last = state.lastInsertLent(for: row, policy: policy) {
                 // The record is likely of the last shape inserted: it is bound to that shape's plain
                 // INSERT as it is encoded.
-                attempt = try last._withUnsafeGuaranteedRef { last in
+                attempt = try last.with { last in
                     guard last.needsReturningAt != schemaGeneration else { return nil }
                     return try insertPlain(
                         &stored, state: state, encoder: encoder, memo: last, context: context, encoding: true,
@@ -182,9 +182,9 @@ extension Connection {
         let lent = try lendStatement(sql)
         let outcome: PlainInsert
         do {
-            outcome = try lent._withUnsafeGuaranteedRef(run)
+            outcome = try lent.with(run)
         } catch {
-            lent._withUnsafeGuaranteedRef { release($0) }
+            lent.with { release($0) }
             if let failure = error as? EncodingFailure {
                 // An error from encoding is thrown as it is, never retried.
                 throw failure.error
@@ -198,7 +198,7 @@ extension Connection {
             }
             throw error
         }
-        try lent._withUnsafeGuaranteedRef { try releaseAfterRun($0, sql: sql) }
+        try lent.with { try releaseAfterRun($0, sql: sql) }
         return outcome
     }
 
@@ -241,11 +241,11 @@ extension Connection {
         // statement is in use), and does so after its last look at it. It is read one property at a
         // time: a closure lending it for the whole body is kept as a function of its own.
         let plan = try insertPlan(for: statement, state: state, row: row, columns: columns)
-        guard plan._withUnsafeGuaranteedRef({ $0.isPlain }) else {
+        guard plan.with({ $0.isPlain }) else {
             memo.needsReturningAt = schemaGeneration
             return .needsReturning
         }
-        guard plan._withUnsafeGuaranteedRef({ $0.keepsValues(of: row) }) else { return .needsReturning }
+        guard plan.with({ $0.keepsValues(of: row) }) else { return .needsReturning }
         if !boundAsEncoded {
             try row.bind(to: statement, parameters: memo.parameters)
         } else if row.hasDeferredValues {
@@ -260,22 +260,22 @@ extension Connection {
         }
         guard statement.changes > 0 else { return .unchanged }
         let rowid = lastInsertRowID
-        guard statement.reprepareCount == plan._withUnsafeGuaranteedRef({ $0.reprepareCount }) else {
+        guard statement.reprepareCount == plan.with({ $0.reprepareCount }) else {
             // The schema changed under the statement, which SQLite re-prepared as it stepped (or
             // before: the plan is checked here only): the plan may no longer hold, and the row is
             // read back as stored.
-            let rowidName = plan._withUnsafeGuaranteedRef { $0.rowidName }
+            let rowidName = plan.with { $0.rowidName }
             statement.attachment = nil  // frees the plan
             return .readBack(rowid, rowidName)
         }
         if let storedAsGiven = state.storedAsGiven,
-            plan._withUnsafeGuaranteedRef({ $0.storesRowIDKnowingEverySlot && $0.slotCount == row.count }),
+            plan.with({ $0.storesRowIDKnowingEverySlot && $0.slotCount == row.count }),
             encoder.values.inexactCount == inexactCount
         {
             storedAsGiven.didInsert(into: record, rowID: rowid)
             return .unchanged
         }
-        return .stored(rowid, plan.takeUnretainedValue())
+        return .stored(rowid, plan.object)
     }
 
     /// What came of trying a plain INSERT.
@@ -308,16 +308,14 @@ extension Connection {
     /// the statement holds it.
     @inline(__always)
     private func insertPlan(for statement: Statement, state: RecordTypeState, row: EncodedRow, columns: [Bool])
-        throws -> Unmanaged<InsertPlan>
+        throws -> Lent<InsertPlan>
     {
         // The plan's re-prepare count is compared after the INSERT ran (a count, it only grows): a plan
         // made before a re-prepare then has its row read back.
         // The plan is the row's own: another row (another record type's, or another encoder's) can
         // make the same INSERT text with its slots laid out otherwise.
-        if let plan = statement.attachmentReference(as: InsertPlan.self),
-            plan._withUnsafeGuaranteedRef({
-                $0.schemaGeneration == schemaGeneration && $0.serves(row, columns: columns)
-            })
+        if let plan = statement.lentAttachment(as: InsertPlan.self),
+            plan.with({ $0.schemaGeneration == schemaGeneration && $0.serves(row, columns: columns) })
         {
             return plan
         }
@@ -327,14 +325,14 @@ extension Connection {
     /// ``insertPlan(for:state:row:columns:)`` when the statement holds no current plan.
     @inline(never)
     private func newInsertPlan(for statement: Statement, state: RecordTypeState, row: EncodedRow, columns: [Bool])
-        throws -> Unmanaged<InsertPlan>
+        throws -> Lent<InsertPlan>
     {
         let profile = try insertProfile(ofTable: state.tableName)
         let plan = InsertPlan(
             profile: profile, row: row, columns: columns, reprepareCount: statement.reprepareCount,
             schemaGeneration: schemaGeneration)
         statement.attachment = plan
-        return Unmanaged.passUnretained(plan)
+        return Lent(plan)
     }
 
     /// Sets `record` to the row with `rowid` as `plan` says it was stored: decoded from the values

@@ -15,27 +15,19 @@ extension Connection {
         // The record is decoded into the state's slot, so that `withStatement` runs with a non-generic
         // result: a `T?` result costs a look-up of `Optional<T>`'s metadata on every call (callgrind:
         // about 330 instructions), a slot allocated for each call some 230.
-        let slot = state.recordSlot(T.self)
-        var decoded = false
-        defer {
-            if decoded {
-                slot.deinitialize(count: 1)
-            }
-        }
+        let slot = state.slot
+        defer { slot.discard(T.self) }
         try withStatement(state.selectByKey) { statement in
             try statement.bindFast(key, at: 1)
             do {
                 guard try statement.step() else { return }
                 let decoder = RowDecoder.attached(to: statement, options: context.options, for: T.self)
-                slot.initialize(to: try decoder.decodeRow(T.self))
-                decoded = true
+                slot.put(try decoder.decodeRow(T.self))
             } catch let error as SQLiteError {
                 throw error.with(arguments: [key])
             }
         }
-        guard decoded else { return nil }
-        decoded = false
-        return slot.move()
+        return slot.take(T.self)
     }
 
     /// The record with the given composite primary key, or nil.

@@ -179,16 +179,10 @@ extension Connection {
             return try transaction(.immediate) { try $0.upsert(record) }
         }
         let state = recordContext.state(for: T.self)
-        // The row returned goes into a slot of its own, so that `withStatement` runs with a non-generic
+        // The row returned goes into the state's slot, so that `withStatement` runs with a non-generic
         // result (see `find(_:id:)`).
-        let slot = UnsafeMutablePointer<T>.allocate(capacity: 1)
-        var returned = false
-        defer {
-            if returned {
-                slot.deinitialize(count: 1)
-            }
-            slot.deallocate()
-        }
+        let slot = state.slot
+        defer { slot.discard(T.self) }
         let key = try state.withEncoder { encoder -> [SQLiteValue] in
             try encoder.encodeRow(record)
             let row = encoder.row
@@ -196,15 +190,13 @@ extension Connection {
             try withStatement(plan.sql) { statement in
                 try row.bind(to: statement, slots: plan.nonNull, startingAt: 1)
                 if let stored = try runReturning(statement, as: T.self, row: row, slots: plan.nonNull) {
-                    slot.initialize(to: stored)
-                    returned = true
+                    slot.put(stored)
                 }
             }
-            return returned ? [] : try state.primaryKeyValues(in: row)
+            return slot.isFull ? [] : try state.primaryKeyValues(in: row)
         }
-        if returned {
-            returned = false
-            return slot.move()
+        if let stored = slot.take(T.self) {
+            return stored
         }
         // DO NOTHING (every column is in the key): the row exists as it is.
         return try fetchOne(T.self, sql: SQL(text: state.selectByKey, values: key)) ?? record

@@ -118,33 +118,13 @@ extension Connection {
     private static func collect<T: Decodable>(_ type: T.Type, statement: Statement, decoder: RowDecoder) throws
         -> [T]
     {
-        var capacity = 64
-        var buffer = UnsafeMutablePointer<T>.allocate(capacity: capacity)
-        var count = 0
-        defer {
-            buffer.deinitialize(count: count)
-            buffer.deallocate()
-        }
+        var buffer = RecordBuffer<T>(capacity: 64)
+        defer { buffer.deallocate() }
         repeat {
-            if count == capacity {
-                let larger = UnsafeMutablePointer<T>.allocate(capacity: capacity * 2)
-                larger.moveInitialize(from: buffer, count: count)
-                buffer.deallocate()
-                buffer = larger
-                capacity *= 2
-            }
-            // Decoded straight into its slot; a row that throws leaves the slot uninitialized and uncounted.
-            (buffer + count).initialize(to: try decoder.decodeRow(T.self))
-            count += 1
+            // Decoded straight into its place; a row that throws leaves nothing behind.
+            try buffer.append { try decoder.decodeRow(T.self) }
         } while try statement.step()
-        let results = [T](unsafeUninitializedCapacity: count) { destination, initialized in
-            if let base = destination.baseAddress {
-                base.moveInitialize(from: buffer, count: count)
-                initialized = count
-            }
-        }
-        count = 0  // moved out: nothing left to deinitialize
-        return results
+        return buffer.array()
     }
 
     /// Runs `body` with the cached statement for `sql`, its values bound.

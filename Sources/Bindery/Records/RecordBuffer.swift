@@ -2,6 +2,10 @@
 /// `[T]` of a generic `T` one value at a time looks up the array's metadata on every call.
 ///
 /// Not copyable in spirit: one owner appends, takes ``array()`` and calls ``deallocate()`` once.
+///
+/// Safety: the first `count` values of the memory at `base` are initialized, the rest not; `append`
+/// initializes the next one only after making room, `array()` moves the initialized ones out and sets
+/// `count` to 0, and ``deallocate()`` deinitializes what is left before freeing the memory.
 struct RecordBuffer<T> {
     private var base: UnsafeMutablePointer<T>
     private var capacity: Int
@@ -19,6 +23,17 @@ struct RecordBuffer<T> {
             grow()
         }
         (base + count).initialize(to: value)
+        count += 1
+    }
+
+    /// Appends the value `make` returns, initialized in place (no copy of a value of a generic type);
+    /// nothing is appended when it throws.
+    @inline(__always)
+    mutating func append(_ make: () throws -> T) rethrows {
+        if count == capacity {
+            grow()
+        }
+        (base + count).initialize(to: try make())
         count += 1
     }
 

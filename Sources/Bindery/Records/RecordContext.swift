@@ -7,9 +7,9 @@ final class RecordContext {
     let values: ValueEncoder
     private var types: [ObjectIdentifier: RecordTypeState] = [:]
     /// The record type asked for last, and its state (held by ``types``): found again without a
-    /// dictionary look-up, and lent without counting a reference.
+    /// dictionary look-up, and lent without counting a reference (``Lent``).
     private var lastKey: ObjectIdentifier?
-    private var lastState: Unmanaged<RecordTypeState>?
+    private var lastState: Lent<RecordTypeState>?
     /// Whether `insert` always asks for `RETURNING *`, even where a plain INSERT tells the row as
     /// stored: how tests compare the two ways.
     var insertsReturningAlways = false
@@ -35,7 +35,7 @@ final class RecordContext {
     @inline(__always)
     func state<T: Record>(for type: T.Type) -> RecordTypeState {
         if let lastState, lastKey == ObjectIdentifier(T.self) {
-            return lastState.takeUnretainedValue()
+            return lastState.object
         }
         return otherState(for: T.self)
     }
@@ -46,13 +46,13 @@ final class RecordContext {
     @inline(__always)
     func withState<T: Record, R>(for type: T.Type, _ body: (RecordTypeState) throws -> R) rethrows -> R {
         // One call of `body`, which is then inlined here.
-        let lent: Unmanaged<RecordTypeState>
+        let lent: Lent<RecordTypeState>
         if let lastState, lastKey == ObjectIdentifier(T.self) {
             lent = lastState
         } else {
-            lent = Unmanaged.passUnretained(otherState(for: T.self))  // which the context now holds
+            lent = Lent(otherState(for: T.self))  // which the context now holds
         }
-        return try lent._withUnsafeGuaranteedRef(body)
+        return try lent.with(body)
     }
 
     /// ``state(for:)`` when `T` is not the type asked for last.
@@ -69,7 +69,7 @@ final class RecordContext {
             types[key] = state
         }
         lastKey = key
-        lastState = Unmanaged.passUnretained(state)
+        lastState = Lent(state)
         return state
     }
 }
@@ -80,8 +80,8 @@ extension Connection {
         extensionState { RecordContext(options: CodingOptions()) }
     }
 
-    /// Runs `body` with ``recordContext``, lent without counting a reference: it lives until `body`
-    /// returns, whatever user code run by `body` does to the connection.
+    /// Runs `body` with ``recordContext``, lent (``Connection/withExtensionState(_:_:)``): it lives until
+    /// `body` returns, whatever user code run by `body` does to the connection.
     @inline(__always)
     func withRecordContext<R>(_ body: (RecordContext) throws -> R) rethrows -> R {
         try withExtensionState({ RecordContext(options: CodingOptions()) }, body)

@@ -50,18 +50,16 @@ extension RecordTypeState {
     /// ``encoder``'s row with the same policy, or nil.
     @inline(__always)
     func lastInsertPlan(for row: EncodedRow, policy: ConflictPolicy) -> InsertMemo? {
-        lastInsertReference(for: row, policy: policy)?.takeUnretainedValue()
+        lastInsertLent(for: row, policy: policy)?.object
     }
 
-    /// ``lastInsertPlan(for:policy:)`` as a reference that is not counted: the memo stays
+    /// ``lastInsertPlan(for:policy:)`` lent without counting a reference: the memo stays
     /// ``lastInsert``, and alive, while the caller holds ``encoder`` and the state (only an insert of
     /// ``encoder``'s row replaces it).
     @inline(__always)
-    func lastInsertReference(for row: EncodedRow, policy: ConflictPolicy) -> Unmanaged<InsertMemo>? {
-        guard let reference = lastInsertReference, row === encoder.row,
-            reference._withUnsafeGuaranteedRef({ $0.policy == policy })
-        else { return nil }
-        return reference
+    func lastInsertLent(for row: EncodedRow, policy: ConflictPolicy) -> Lent<InsertMemo>? {
+        guard let lent = lastInsertLent, row === encoder.row, lent.with({ $0.policy == policy }) else { return nil }
+        return lent
     }
 
     @inline(never)

@@ -17,7 +17,7 @@ final class RecordTypeState {
     /// The encoder reused for every record of the type; it keeps the learned column slots.
     let encoder: RowEncoderCore
     /// ``encoder``, lent without counting a reference (the state holds it).
-    private let encoderReference: Unmanaged<RowEncoderCore>
+    private let encoderLent: Lent<RowEncoderCore>
     private let options: CodingOptions
     /// Whether an operation under way uses ``encoder``.
     private var encoderInUse = false
@@ -26,14 +26,14 @@ final class RecordTypeState {
     private var upsertSQL: [[Bool]: String] = [:]
     /// The last insert of ``encoder``'s row (see ``insertPlan(for:policy:)``).
     var lastInsert: InsertMemo? {
-        didSet { lastInsertReference = lastInsert.map(Unmanaged.passUnretained) }
+        didSet { lastInsertLent = lastInsert.map(Lent.init) }
     }
-    /// ``lastInsert``, to lend without counting a reference (see ``lastInsertReference(for:policy:)``).
-    private(set) var lastInsertReference: Unmanaged<InsertMemo>?
+    /// ``lastInsert``, to lend without counting a reference (see ``lastInsertPlan(for:policy:)``).
+    private(set) var lastInsertLent: Lent<InsertMemo>?
     /// How many insert memos were made, which numbers their layouts (``InsertMemo/layout``).
     var insertLayouts: UInt64 = 0
-    /// Memory for one record of the type, which `find` decodes into (see ``recordSlot(_:)``).
-    private var slot: UnsafeMutableRawPointer?
+    /// Memory for one record of the type, which `find` and `upsert` decode into (see ``RecordSlot``).
+    let slot = RecordSlot()
     /// `SELECT * FROM "table"`.
     let selectAll: String
     /// `WHERE "a" = ? AND "b" = ?` over the primary key.
@@ -74,7 +74,7 @@ final class RecordTypeState {
         self.table = SQL.quote(identifier: table)
         self.primaryKey = primaryKey
         self.encoder = RowEncoderCore(options: options)
-        self.encoderReference = Unmanaged.passUnretained(encoder)
+        self.encoderLent = Lent(encoder)
         self.options = options
         self.selectAll = "SELECT * FROM \(self.table)"
         let condition = primaryKey.map { "\(SQL.quote(identifier: $0)) = ?" }.joined(separator: " AND ")
@@ -82,25 +82,6 @@ final class RecordTypeState {
         self.selectByKey = "\(selectAll) WHERE \(condition)"
         self.existsByKey = "SELECT EXISTS(SELECT 1 FROM \(self.table) WHERE \(condition))"
         self.deleteByKey = "DELETE FROM \(self.table) WHERE \(condition)"
-    }
-
-    deinit {
-        slot?.deallocate()
-    }
-
-    /// Uninitialized memory for one record of the type `T` (the type this state is for), allocated on
-    /// first use and kept: `find` decodes into it and moves the record out before anything else runs.
-    /// A `find` that starts inside the decoding (an `init(from:)` that looks up a record of its own
-    /// type) is done with the memory before the outer one writes to it.
-    @inline(__always)
-    func recordSlot<T>(_ type: T.Type) -> UnsafeMutablePointer<T> {
-        if let slot {
-            return slot.assumingMemoryBound(to: T.self)
-        }
-        let new = UnsafeMutableRawPointer.allocate(
-            byteCount: max(MemoryLayout<T>.size, 1), alignment: MemoryLayout<T>.alignment)
-        slot = new
-        return new.assumingMemoryBound(to: T.self)
     }
 
     /// The encoder for an operation that starts now: ``encoder``, or a new one when an operation under
@@ -130,25 +111,25 @@ final class RecordTypeState {
         // One call of `body`, which is then inlined here (a closure called from two places is kept as a
         // function of its own: callgrind, about 40 instructions a call).
         let borrowed = !encoderInUse
-        let lent = borrowed ? encoderReference : newEncoder()
+        // A new encoder, when ``encoder`` is in use, is held here for the call.
+        let new = borrowed ? nil : newEncoder()
+        let lent = new.map(Lent.init) ?? encoderLent
         if borrowed {
             encoderInUse = true
         }
         defer {
             if borrowed {
                 encoderInUse = false
-            } else {
-                lent.release()
             }
+            withExtendedLifetime(new) {}
         }
-        return try lent._withUnsafeGuaranteedRef(body)
+        return try lent.with(body)
     }
 
-    /// A new encoder for ``withEncoder(_:)`` while ``encoder`` is in use, with one counted reference
-    /// that the caller releases.
+    /// A new encoder for ``withEncoder(_:)`` while ``encoder`` is in use.
     @inline(never)
-    private func newEncoder() -> Unmanaged<RowEncoderCore> {
-        Unmanaged.passRetained(RowEncoderCore(options: options))
+    private func newEncoder() -> RowEncoderCore {
+        RowEncoderCore(options: options)
     }
 
     /// The INSERT for the columns of `row` marked in `columns`; kept for the next time when `row` is

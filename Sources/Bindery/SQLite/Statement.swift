@@ -19,9 +19,8 @@ final class Statement {
     /// Whether `sqlite3_finalize` has run; a finalized statement must not be touched.
     private(set) var isFinalized = false
     /// The status of the statement's connection, checked before each step; once the statement is
-    /// finalized, ``ConnectionStatus/finalized``. Only `step` and `finalize` touch it, on the
-    /// connection's thread: no dynamic exclusivity check.
-    @exclusivity(unchecked) private(set) var status: ConnectionStatus
+    /// finalized, ``ConnectionStatus/finalized``.
+    private(set) var status: ConnectionStatus
     /// The number of columns in a result row. Read it after stepping: SQLite re-prepares a statement
     /// whose schema changed inside `sqlite3_step`, and the columns may change with it.
     var columnCount: Int32 { sqlite3_column_count(handle) }
@@ -35,30 +34,22 @@ final class Statement {
     /// Per-statement data that the layers above attach (a decoder's column look-up, say); read it with
     /// ``attachment(as:)``.
     var attachment: AnyObject? {
-        didSet { attachmentReference = attachment.map(Unmanaged.passUnretained) }
+        didSet { attachmentLent = attachment.map(Lent.init) }
     }
-    /// ``attachment``, to lend without counting a reference (see ``attachmentReference(as:)``).
-    private var attachmentReference: Unmanaged<AnyObject>?
+    /// ``attachment``, to lend without counting a reference (see ``lentAttachment(as:)``).
+    private var attachmentLent: Lent<AnyObject>?
 
-    /// The attachment when it is a `T`. Run for every statement a record call runs: an attachment of
-    /// exactly class `T` is recognised by comparing classes, without the runtime's cast, which only
-    /// another class takes.
+    /// The attachment when it is a `T`.
     @inline(__always)
     func attachment<T: AnyObject>(as type: T.Type) -> T? {
-        guard let attachment else { return nil }
-        if Swift.type(of: attachment) == T.self {
-            return unsafeDowncast(attachment, to: T.self)
-        }
-        return attachment as? T
+        attachment as? T
     }
 
-    /// The attachment when it is exactly of class `T`, without counting a reference: valid while it
-    /// stays the statement's attachment and the statement lives.
+    /// The attachment when it is exactly of class `T`, lent without counting a reference: valid while
+    /// it stays the statement's attachment and the statement lives.
     @inline(__always)
-    func attachmentReference<T: AnyObject>(as type: T.Type) -> Unmanaged<T>? {
-        guard let attachmentReference, attachmentReference._withUnsafeGuaranteedRef({ Swift.type(of: $0) == T.self })
-        else { return nil }
-        return Unmanaged<T>.fromOpaque(attachmentReference.toOpaque())
+    func lentAttachment<T: AnyObject>(as type: T.Type) -> Lent<T>? {
+        attachmentLent?.exactly(T.self)
     }
     /// What the statement does to the transaction, read from its first words when it is prepared.
     let transactionControl: TransactionControl
@@ -163,7 +154,7 @@ final class Statement {
     /// ``SQLiteError/Code/interrupt``) instead. The check costs one load and one branch per step.
     @inline(__always)
     func step() throws -> Bool {
-        guard _fastPath(status.isClear) else {
+        guard status.isClear else {
             throw status.error(sql: sql)
         }
         let code = sqlite3_step(handle)
@@ -196,7 +187,7 @@ final class Statement {
 
     /// Whether a TEXT or BLOB parameter is bound: SQLite holds a copy of it until the parameter is
     /// bound again or cleared.
-    private var holdsCopies = false
+    var holdsCopies = false
 
     /// Resets the statement, and sets every parameter back to NULL when one holds a copy of TEXT or a
     /// BLOB, so that a cached statement keeps no large value alive. Bindings of integers and reals stay:
@@ -214,144 +205,6 @@ final class Statement {
     /// column positions compare it to know when to look them up again.
     var reprepareCount: Int32 {
         sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0)
-    }
-
-    // MARK: Binding
-
-    /// Binds `value` to the 1-based parameter `index`.
-    func bind(_ value: SQLiteValue, at index: Int32) throws {
-        switch value {
-        case .null: try bindNull(at: index)
-        case .integer(let int): try bind(int, at: index)
-        case .real(let double): try bind(double, at: index)
-        case .text(let text): try bind(text, at: index)
-        case .blob(let data): try bind(data, at: index)
-        }
-    }
-
-    /// Binds `value` with the integer and real cases inlined: record inserts and updates bind through it.
-    @inline(__always)
-    func bindFast(_ value: SQLiteValue, at index: Int32) throws {
-        let code: Int32
-        switch value {
-        case .integer(let int): code = sqlite3_bind_int64(handle, index, int)
-        case .real(let double): code = sqlite3_bind_double(handle, index, double)
-        default: return try bind(value, at: index)
-        }
-        if code != SQLITE_OK {
-            try check(code, index: index)
-        }
-    }
-
-    /// Binds NULL.
-    @inline(__always)
-    func bindNull(at index: Int32) throws {
-        try check(sqlite3_bind_null(handle, index), index: index)
-    }
-
-    /// Binds an INTEGER.
-    @inline(__always)
-    func bind(_ value: Int64, at index: Int32) throws {
-        try check(sqlite3_bind_int64(handle, index, value), index: index)
-    }
-
-    /// Binds a REAL.
-    @inline(__always)
-    func bind(_ value: Double, at index: Int32) throws {
-        try check(sqlite3_bind_double(handle, index, value), index: index)
-    }
-
-    /// Binds TEXT; the bytes are copied, NUL bytes included.
-    @inline(__always)
-    func bind(_ value: String, at index: Int32) throws {
-        holdsCopies = true
-        var value = value
-        let code = value.withUTF8 { bytes -> Int32 in
-            guard let base = bytes.baseAddress, bytes.count > 0 else {
-                return sqlite3_bind_text(handle, index, "", 0, bindery_sqlite_transient())
-            }
-            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
-                sqlite3_bind_text64(
-                    handle, index, chars, sqlite3_uint64(bytes.count), bindery_sqlite_transient(),
-                    UInt8(SQLITE_UTF8))
-            }
-        }
-        try check(code, index: index)
-    }
-
-    /// Binds a BLOB; an empty `Data` is an empty blob, not NULL.
-    @inline(__always)
-    func bind(_ value: Data, at index: Int32) throws {
-        holdsCopies = true
-        let code = value.withUnsafeBytes { bytes -> Int32 in
-            guard let base = bytes.baseAddress, bytes.count > 0 else {
-                return sqlite3_bind_zeroblob(handle, index, 0)
-            }
-            return sqlite3_bind_blob64(handle, index, base, sqlite3_uint64(bytes.count), bindery_sqlite_transient())
-        }
-        try check(code, index: index)
-    }
-
-    @inline(__always)
-    func check(_ code: Int32, index: Int32) throws {
-        guard code != SQLITE_OK else { return }
-        throw SQLiteError(database: database, resultCode: code, sql: sql).withParameter(index)
-    }
-
-    /// The name of the 1-based parameter `index` (with its `:`, `@` or `$` prefix), or nil for `?`.
-    func parameterName(at index: Int32) -> String? {
-        guard let name = sqlite3_bind_parameter_name(handle, index) else { return nil }
-        return String(cString: name)
-    }
-
-    /// Binds positional arguments after checking that they match the parameters one for one.
-    func bind(arguments: [SQLiteValue]) throws {
-        guard status.isClear else {
-            throw status.error(sql: sql)
-        }
-        guard arguments.count == Int(parameterCount) else {
-            throw SQLiteError(
-                code: .range,
-                message:
-                    "the statement has \(parameterCount) parameter(s) but \(arguments.count) argument(s) were given",
-                sql: sql)
-        }
-        for (offset, value) in arguments.enumerated() {
-            try bind(value, at: Int32(offset + 1))
-        }
-    }
-
-    /// Binds named arguments; each key may be written with or without its prefix (`name` or `:name`).
-    /// Every parameter must be named and given, and every key must name a parameter.
-    func bind(namedArguments arguments: [String: SQLiteValue]) throws {
-        guard status.isClear else {
-            throw status.error(sql: sql)
-        }
-        var used = Set<String>()
-        for index in 1...max(parameterCount, 1) where index <= parameterCount {
-            guard let name = parameterName(at: index) else {
-                throw SQLiteError(
-                    code: .range, message: "parameter \(index) is positional; named arguments need named parameters",
-                    sql: sql)
-            }
-            let bare = String(name.dropFirst())
-            let key: String
-            if arguments[name] != nil {
-                key = name
-            } else if arguments[bare] != nil {
-                key = bare
-            } else {
-                throw SQLiteError(code: .range, message: "no argument given for parameter \(name)", sql: sql)
-            }
-            used.insert(key)
-            // Checked above: the key is present.
-            try bind(arguments[key] ?? .null, at: index)
-        }
-        let unknown = Set(arguments.keys).subtracting(used)
-        if !unknown.isEmpty {
-            throw SQLiteError(
-                code: .range, message: "no parameter named \(unknown.sorted().joined(separator: ", "))", sql: sql)
-        }
     }
 
     // MARK: Reading columns
@@ -446,14 +299,5 @@ final class Statement {
         case SQLITE_BLOB: return "BLOB"
         default: return "NULL"
         }
-    }
-}
-
-extension SQLiteError {
-    /// The same error with the parameter index in its message.
-    fileprivate func withParameter(_ index: Int32) -> SQLiteError {
-        SQLiteError(
-            code: code, extendedCode: extendedCode, message: "\(message) (binding parameter \(index))", sql: sql,
-            arguments: arguments)
     }
 }

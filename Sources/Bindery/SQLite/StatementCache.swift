@@ -15,10 +15,10 @@ final class StatementCache {
     /// The statement lent out last: the same SQL asked for again (a record type's INSERT run row after
     /// row, say) is found by comparing strings, which share their storage then, without hashing them.
     private var last: Statement? {
-        didSet { lastReference = last.map(Unmanaged.passUnretained) }
+        didSet { lastLent = last.map(Lent.init) }
     }
     /// ``last``, to lend without counting a reference.
-    private var lastReference: Unmanaged<Statement>?
+    private var lastLent: Lent<Statement>?
     /// Statements lent out that the cache does not hold (prepared uncached, or dropped by
     /// ``removeAll()`` while lent): kept here until they come back, so that every statement lent by
     /// ``statement(for:)`` lives until its ``release(_:)`` whatever happens meanwhile.
@@ -38,34 +38,35 @@ final class StatementCache {
     var count: Int { statements.count }
 
     /// A statement for `sql`, prepared once and reused; marked in use until ``release(_:)``, and lent
-    /// without counting a reference: the cache keeps it alive until then.
+    /// without counting a reference (``Lent``): the cache keeps it alive until then, even when it drops
+    /// it meanwhile (``removeAll()``).
     ///
     /// The statement lent out last is checked inline, in the caller; any other is found out of line.
     @inline(__always)
-    func statement(for sql: String) throws -> Unmanaged<Statement> {
+    func statement(for sql: String) throws -> Lent<Statement> {
         clock &+= 1
-        if let lastReference,
-            lastReference._withUnsafeGuaranteedRef({ last in
+        if let lastLent,
+            lastLent.with({ last in
                 guard !last.isInUse, last.isHeldByCache, last.sql == sql else { return false }
                 last.isInUse = true
                 last.lastUse = clock
                 return true
             })
         {
-            return lastReference
+            return lastLent
         }
         return try otherStatement(for: sql)
     }
 
     /// ``statement(for:)`` when `sql` is not the SQL of the statement lent out last, or that one is in use.
     @inline(never)
-    private func otherStatement(for sql: String) throws -> Unmanaged<Statement> {
+    private func otherStatement(for sql: String) throws -> Lent<Statement> {
         if let cached = statements[sql] {
             last = cached
             if !cached.isInUse {
                 cached.isInUse = true
                 cached.lastUse = clock
-                return Unmanaged.passUnretained(cached)
+                return Lent(cached)
             }
             prepareCount += 1
             let fresh = try Statement(database: database, status: status, sql: sql, persistent: false)
@@ -83,16 +84,16 @@ final class StatementCache {
         statement.isHeldByCache = true
         statements[sql] = statement
         last = statement
-        return Unmanaged.passUnretained(statement)
+        return Lent(statement)
     }
 
     /// How many statements lent out the cache holds only until they come back (see ``lentUnheld``).
     var lentUnheldCount: Int { lentUnheld.count }
 
     /// `statement`, which the cache does not hold, lent: kept in ``lentUnheld`` until it comes back.
-    private func lendUnheld(_ statement: Statement) -> Unmanaged<Statement> {
+    private func lendUnheld(_ statement: Statement) -> Lent<Statement> {
         lentUnheld.append(statement)
-        return Unmanaged.passUnretained(statement)
+        return Lent(statement)
     }
 
     /// A statement that is not cached, for the caller to hold.

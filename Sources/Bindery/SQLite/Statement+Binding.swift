@@ -1,0 +1,150 @@
+import CSQLite
+import Foundation
+
+/// Binding values to a statement's parameters.
+extension Statement {
+    /// Binds `value` to the 1-based parameter `index`.
+    func bind(_ value: SQLiteValue, at index: Int32) throws {
+        switch value {
+        case .null: try bindNull(at: index)
+        case .integer(let int): try bind(int, at: index)
+        case .real(let double): try bind(double, at: index)
+        case .text(let text): try bind(text, at: index)
+        case .blob(let data): try bind(data, at: index)
+        }
+    }
+
+    /// Binds `value` with the integer and real cases inlined: record inserts and updates bind through it.
+    @inline(__always)
+    func bindFast(_ value: SQLiteValue, at index: Int32) throws {
+        let code: Int32
+        switch value {
+        case .integer(let int): code = sqlite3_bind_int64(handle, index, int)
+        case .real(let double): code = sqlite3_bind_double(handle, index, double)
+        default: return try bind(value, at: index)
+        }
+        if code != SQLITE_OK {
+            try check(code, index: index)
+        }
+    }
+
+    /// Binds NULL.
+    @inline(__always)
+    func bindNull(at index: Int32) throws {
+        try check(sqlite3_bind_null(handle, index), index: index)
+    }
+
+    /// Binds an INTEGER.
+    @inline(__always)
+    func bind(_ value: Int64, at index: Int32) throws {
+        try check(sqlite3_bind_int64(handle, index, value), index: index)
+    }
+
+    /// Binds a REAL.
+    @inline(__always)
+    func bind(_ value: Double, at index: Int32) throws {
+        try check(sqlite3_bind_double(handle, index, value), index: index)
+    }
+
+    /// Binds TEXT; the bytes are copied, NUL bytes included.
+    @inline(__always)
+    func bind(_ value: String, at index: Int32) throws {
+        holdsCopies = true
+        var value = value
+        let code = value.withUTF8 { bytes -> Int32 in
+            guard let base = bytes.baseAddress, bytes.count > 0 else {
+                return sqlite3_bind_text(handle, index, "", 0, bindery_sqlite_transient())
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
+                sqlite3_bind_text64(
+                    handle, index, chars, sqlite3_uint64(bytes.count), bindery_sqlite_transient(),
+                    UInt8(SQLITE_UTF8))
+            }
+        }
+        try check(code, index: index)
+    }
+
+    /// Binds a BLOB; an empty `Data` is an empty blob, not NULL.
+    @inline(__always)
+    func bind(_ value: Data, at index: Int32) throws {
+        holdsCopies = true
+        let code = value.withUnsafeBytes { bytes -> Int32 in
+            guard let base = bytes.baseAddress, bytes.count > 0 else {
+                return sqlite3_bind_zeroblob(handle, index, 0)
+            }
+            return sqlite3_bind_blob64(handle, index, base, sqlite3_uint64(bytes.count), bindery_sqlite_transient())
+        }
+        try check(code, index: index)
+    }
+
+    @inline(__always)
+    func check(_ code: Int32, index: Int32) throws {
+        guard code != SQLITE_OK else { return }
+        throw SQLiteError(database: database, resultCode: code, sql: sql).withParameter(index)
+    }
+
+    /// The name of the 1-based parameter `index` (with its `:`, `@` or `$` prefix), or nil for `?`.
+    func parameterName(at index: Int32) -> String? {
+        guard let name = sqlite3_bind_parameter_name(handle, index) else { return nil }
+        return String(cString: name)
+    }
+
+    /// Binds positional arguments after checking that they match the parameters one for one.
+    func bind(arguments: [SQLiteValue]) throws {
+        guard status.isClear else {
+            throw status.error(sql: sql)
+        }
+        guard arguments.count == Int(parameterCount) else {
+            throw SQLiteError(
+                code: .range,
+                message:
+                    "the statement has \(parameterCount) parameter(s) but \(arguments.count) argument(s) were given",
+                sql: sql)
+        }
+        for (offset, value) in arguments.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    /// Binds named arguments; each key may be written with or without its prefix (`name` or `:name`).
+    /// Every parameter must be named and given, and every key must name a parameter.
+    func bind(namedArguments arguments: [String: SQLiteValue]) throws {
+        guard status.isClear else {
+            throw status.error(sql: sql)
+        }
+        var used = Set<String>()
+        for index in 1...max(parameterCount, 1) where index <= parameterCount {
+            guard let name = parameterName(at: index) else {
+                throw SQLiteError(
+                    code: .range, message: "parameter \(index) is positional; named arguments need named parameters",
+                    sql: sql)
+            }
+            let bare = String(name.dropFirst())
+            let key: String
+            if arguments[name] != nil {
+                key = name
+            } else if arguments[bare] != nil {
+                key = bare
+            } else {
+                throw SQLiteError(code: .range, message: "no argument given for parameter \(name)", sql: sql)
+            }
+            used.insert(key)
+            // Checked above: the key is present.
+            try bind(arguments[key] ?? .null, at: index)
+        }
+        let unknown = Set(arguments.keys).subtracting(used)
+        if !unknown.isEmpty {
+            throw SQLiteError(
+                code: .range, message: "no parameter named \(unknown.sorted().joined(separator: ", "))", sql: sql)
+        }
+    }
+}
+
+extension SQLiteError {
+    /// The same error with the parameter index in its message.
+    fileprivate func withParameter(_ index: Int32) -> SQLiteError {
+        SQLiteError(
+            code: code, extendedCode: extendedCode, message: "\(message) (binding parameter \(index))", sql: sql,
+            arguments: arguments)
+    }
+}
