@@ -32,15 +32,24 @@ final class ContainerBox<Container> {
     ///
     /// A `KeyedDecodingContainer` (or `KeyedEncodingContainer`) is one reference to the standard
     /// library's box of the concrete container, and every copy shares that box. The layout is checked
-    /// here, not assumed; when it does not hold, the caller treats the container as shared, which is
-    /// always safe.
+    /// here, not assumed: the container is the size and alignment of one reference, and its one stored
+    /// property (as `Mirror` reflects it) is an instance of a class. When that does not hold, the
+    /// caller treats the container as shared, which is always safe.
     var reference: UnsafeMutablePointer<AnyObject>? {
         guard MemoryLayout<Container>.size == MemoryLayout<AnyObject>.size,
-            MemoryLayout<Container>.alignment == MemoryLayout<AnyObject>.alignment, !_isPOD(Container.self)
+            MemoryLayout<Container>.alignment == MemoryLayout<AnyObject>.alignment,
+            Self.isOneReference(storage.pointee)
         else {
             return nil
         }
         return UnsafeMutableRawPointer(storage).assumingMemoryBound(to: AnyObject.self)
+    }
+
+    /// Whether `container` has one stored property, holding a class instance.
+    private static func isOneReference(_ container: Container) -> Bool {
+        let children = Mirror(reflecting: container).children
+        guard children.count == 1, let only = children.first else { return false }
+        return type(of: only.value) is AnyClass
     }
 
     /// Whether nothing but its box holds the container whose counted reference this is (see

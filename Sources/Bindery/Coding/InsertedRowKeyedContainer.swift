@@ -6,6 +6,8 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     // As ``RowKeyedDecodingContainer`` does, the container holds no counted reference: it reads its
     // decoder only after checking the decoder's row counter, which is never freed (see RowGenerations).
     private let decoderReference: Unmanaged<InsertedRowDecoder>
+    /// The decoder's row of bound values, which does not refer to the decoder: counted, it makes no cycle.
+    private let row: EncodedRow
     /// The decoder's row counter (or, for the container reused record after record, its kept-container
     /// counter), and the value it must hold for the container to read.
     private let generation: UnsafeMutablePointer<UInt64>
@@ -18,6 +20,7 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// A container reading `decoder`'s rows while `generation` keeps its present value.
     init(decoder: InsertedRowDecoder, tags: UnsafeMutablePointer<Int32>?, generation: UnsafeMutablePointer<UInt64>) {
         self.decoderReference = Unmanaged.passUnretained(decoder)
+        self.row = decoder.row
         self.generation = generation
         self.expected = generation.pointee
         self.current = decoder.current
@@ -31,14 +34,14 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func slot(_ key: Key) -> Int {
         guard let tags else {
-            return decoder.row.existingSlot(forKey: key.stringValue) ?? -1
+            return row.existingSlot(forKey: key.stringValue) ?? -1
         }
         let tag = KeyTagTable.tag(of: key)
         let known = tags[tag]
         if known != KeyTagTable.unknown {
             return Int(known)
         }
-        let slot = decoder.row.existingSlot(forKey: key.stringValue) ?? -1
+        let slot = row.existingSlot(forKey: key.stringValue) ?? -1
         tags[tag] = Int32(slot)
         return slot
     }
@@ -55,7 +58,7 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
             throw decoder.giveUp()
         }
         switch slots[slot] {
-        case .bound: return decoderReference._withUnsafeGuaranteedRef { $0.row.value(at: slot) }
+        case .bound: return row.value(at: slot)
         case .null: return .null
         case .rowid: return .integer(current.pointee.rowid)
         case .unknown: throw decoder.giveUp()

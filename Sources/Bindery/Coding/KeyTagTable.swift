@@ -19,9 +19,15 @@ final class KeyTagTable {
         entries.deallocate()
     }
 
-    /// Whether keys of `type` can be looked up by tag.
+    /// Whether keys of `type` can be looked up by tag: keys of at most one byte.
+    ///
+    /// Such a key is plain data, whose byte is its whole value, without asking the runtime: a value
+    /// that needs more than copying its bytes holds a reference (a class instance, an existential, a
+    /// string or array buffer, a weak or unowned reference), which takes a pointer's size, and a
+    /// copyable Swift type has no copy of its own to run. (A C++ type with a copy constructor of its
+    /// own, imported and made a `CodingKey`, is the one exception the size does not rule out.)
     static func isTaggable<Key: CodingKey>(_ type: Key.Type) -> Bool {
-        _isPOD(Key.self) && MemoryLayout<Key>.size <= 1
+        MemoryLayout<Key>.size <= 1
     }
 
     /// The tag of a key of a taggable type.

@@ -92,8 +92,8 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
             return integer
         }
         let column = try self.column(key)
-        // The decoder is alive: the look-up checked the container. No reference counted for the call.
-        return try decoderReference._withUnsafeGuaranteedRef { try $0.integerSlowly(T.self, column) }
+        // The decoder is alive: the look-up checked the container.
+        return try decoder.integerSlowly(T.self, column)
     }
 
     /// The general path, without the fast path first, for `Int64` and `UInt64`: on 64-bit platforms
@@ -135,7 +135,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
             }
         }
         guard let column = try presentColumn(key) else { return nil }
-        return try decoderReference._withUnsafeGuaranteedRef { try $0.integerSlowly(T.self, column) }
+        return try decoder.integerSlowly(T.self, column)
     }
 
     @inline(__always)
