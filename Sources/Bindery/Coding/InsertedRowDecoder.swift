@@ -204,15 +204,15 @@ final class InsertedRowDecoder: Decoder {
     /// A value of a type ``RowDecoder`` converts itself, from a value of the kind it reads that type
     /// from directly; nil for any other type or value.
     func convert<T>(_ value: SQLiteValue, to type: T.Type) -> T? {
-        // Each unsafeBitCast below reinterprets a value as its own type: T was just compared equal.
-        if T.self == Int.self, case .integer(let integer) = value { return unsafeBitCast(Int(integer), to: T.self) }
-        if T.self == Int64.self, case .integer(let integer) = value { return unsafeBitCast(integer, to: T.self) }
-        if T.self == Double.self, let double = Self.double(from: value) { return unsafeBitCast(double, to: T.self) }
-        if T.self == Bool.self, let bool = Self.bool(from: value) { return unsafeBitCast(bool, to: T.self) }
-        if T.self == String.self, case .text(let text) = value { return unsafeBitCast(text, to: T.self) }
-        if T.self == Date.self, let date = date(from: value) { return unsafeBitCast(date, to: T.self) }
-        if T.self == Data.self, case .blob(let data) = value { return unsafeBitCast(data, to: T.self) }
-        if T.self == SQLiteValue.self { return unsafeBitCast(value, to: T.self) }
+        // Each value below is handed back as a T once T was found to be its type (see ExactCast).
+        if T.self == Int.self, case .integer(let integer) = value { return ExactCast.cast(Int(integer), to: T.self) }
+        if T.self == Int64.self, case .integer(let integer) = value { return ExactCast.cast(integer, to: T.self) }
+        if T.self == Double.self, let double = Self.double(from: value) { return ExactCast.cast(double, to: T.self) }
+        if T.self == Bool.self, let bool = Self.bool(from: value) { return ExactCast.cast(bool, to: T.self) }
+        if T.self == String.self, case .text(let text) = value { return ExactCast.cast(text, to: T.self) }
+        if T.self == Date.self, let date = date(from: value) { return ExactCast.cast(date, to: T.self) }
+        if T.self == Data.self, case .blob(let data) = value { return ExactCast.cast(data, to: T.self) }
+        if T.self == SQLiteValue.self { return ExactCast.cast(value, to: T.self) }
         return nil
     }
 }
