@@ -269,7 +269,7 @@ final class SchemaProbe {
     /// string or array buffer, a weak or unowned reference), which takes a pointer's size.
     static func zeroValue<T>(of type: T.Type) -> T? {
         let size = MemoryLayout<T>.size
-        guard size <= 2, size < MemoryLayout<UnsafeRawPointer>.size,
+        guard size <= 2, size < MemoryLayout<AnyObject>.size,
             size > 0 || T.self is any RawRepresentable.Type
         else { return nil }
         return withUnsafeTemporaryAllocation(byteCount: max(size, 1), alignment: MemoryLayout<T>.alignment) {
