@@ -13,7 +13,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// The row's values, for the fast paths that read a column straight from SQLite.
     private let values: UnsafeMutablePointer<ColumnValues>
     /// Columns by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
-    private let tags: UnsafeMutablePointer<Int32>?
+    private let tags: KeyTagTable.Entries?
     var codingPath: [any CodingKey] { [] }
 
     init(decoder: RowDecoder, tags: KeyTagTable?, generation: RowGenerations.Stamp) {
@@ -44,13 +44,12 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         guard let tags else {
             return decoder.column(for: key.stringValue)
         }
-        let tag = KeyTagTable.tag(of: key)
-        let known = tags[tag]
+        let known = tags[key]
         if known != KeyTagTable.unknown {
             return known
         }
         let column = decoder.column(for: key.stringValue)
-        tags[tag] = column
+        tags[key] = column
         return column
     }
 
@@ -69,7 +68,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func knownValue(_ key: Key) -> OpaquePointer? {
         guard let tags, isValid else { return nil }
-        return values.pointee.knownValue(tags[KeyTagTable.tag(of: key)])
+        return values.pointee.knownValue(tags[key])
     }
 
     /// An INTEGER column that fits in `T`, or nil for anything else (which the slow path explains).

@@ -11,7 +11,7 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     private let row: EncodedRow
     private let values: ValueEncoder
     /// Slots by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
-    private let tags: UnsafeMutablePointer<Int32>?
+    private let tags: KeyTagTable.Entries?
     /// The counter that says whether the container is still valid, and the value it must hold.
     private let generation: RowGenerations.Stamp
     var codingPath: [any CodingKey] { [] }
@@ -48,12 +48,11 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     private func set(_ value: SQLiteValue, _ key: Key) throws {
         try checkValid(key)
         if let tags {
-            let tag = KeyTagTable.tag(of: key)
-            let known = tags[tag]
+            let known = tags[key]
             if known >= 0 {
                 row.set(value, taggedSlot: Int(known))
             } else {
-                tags[tag] = Int32(row.set(value, forKey: key.stringValue))
+                tags[key] = Int32(row.set(value, forKey: key.stringValue))
             }
         } else {
             row.set(value, forKey: key.stringValue)
