@@ -45,8 +45,6 @@ extension ColumnDecodable {
                 T.self,
                 .init(codingPath: [], debugDescription: "cannot decode \(T.self) with init(columns:) of \(Self.self)"))
         }
-        let value = try Self(columns: columns)
-        // Self and T were just found to be the same type: this only reinterprets a value as itself.
-        return unsafeBitCast(value, to: T.self)
+        return try ExactCast.decoded(try Self(columns: columns), as: T.self)
     }
 }

@@ -14,25 +14,23 @@ import Foundation
 /// A writer is only valid during the `encodeColumns(to:)` call it is passed to: one kept and used later throws.
 public struct ColumnWriter {
     private let core: RowEncoderCore
-    // The core above keeps the row alive for as long as the writer lives; reaching the row through an
-    // unmanaged reference saves a retain and a release on every value.
-    private let fastRow: Unmanaged<EncodedRow>
+    /// The core's row. Held by the writer itself (not reached through ``core``), so that writing a value
+    /// reads it from the writer the call is made on, with no retain and no release.
+    private let row: EncodedRow
     /// The `encodeColumns(to:)` call the writer was made for (see ``EncodedRow/endWriter()``).
     private let generation: UInt64
 
     init(core: RowEncoderCore) {
         self.core = core
-        self.fastRow = Unmanaged.passUnretained(core.row)
+        self.row = core.row
         self.generation = core.row.writerGeneration
     }
 
     /// Stores `value` for `key`.
     @inline(__always)
     private func set(_ value: SQLiteValue, forKey key: String) throws {
-        try fastRow._withUnsafeGuaranteedRef { row in
-            guard row.writerGeneration == generation else { throw Self.expired(key) }
-            row.set(value, forKey: key)
-        }
+        guard row.writerGeneration == generation else { throw Self.expired(key) }
+        row.set(value, forKey: key)
     }
 
     /// The error for a writer kept and used after its `encodeColumns(to:)` call returned, which would

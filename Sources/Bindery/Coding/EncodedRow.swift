@@ -289,7 +289,7 @@ final class EncodedRow {
     /// bound), in one pass; a slot not encoded in this row still holds an earlier row's value: it binds
     /// NULL. Each slot may be bound once only: a key column that is also a set column needs
     /// ``bind(to:slots:startingAt:)``.
-    func bind(to statement: Statement, parameters map: SlotParameters) throws {
+    func bind(to statement: Statement, parameters map: SlotParameterMap) throws {
         let count = min(storage.pointee.count, map.count)
         let generation = storage.pointee.generation
         let parameters = map.parameters

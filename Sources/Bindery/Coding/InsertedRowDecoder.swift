@@ -44,20 +44,14 @@ final class InsertedRowDecoder: Decoder {
         var rowid: Int64 = 0
         /// Whether the decoder gave up on the row.
         var gaveUp = false
-        /// Whether the reused keyed container was handed out during the row.
-        var handedOut = false
+        /// The keyed container of the first key type asked for, reused record after record while no
+        /// decoded value keeps it (as ``RowDecoder`` reuses its own), with its tag table.
+        var container = ContainerSlot<DecodingContainers>()
     }
     let current: UnsafeMutablePointer<Current>
     /// The decoder's counters (see ``RowGenerations``): ``RowGenerations/row`` is odd while a row is
     /// decoded; a container made for one row refuses to read once it has moved on.
-    let generations: UnsafeMutablePointer<UInt64>
-    /// The keyed container of the first key type asked for, reused record after record while no
-    /// decoded value keeps it (as ``RowDecoder`` reuses its own), and its counted reference.
-    private var containerCache: AnyObject?
-    private var cachedKeyType: ObjectIdentifier?
-    private var containerReference: UnsafeMutablePointer<AnyObject>?
-    /// The tag table of that container, when its keys are plain enum cases (see ``KeyTagTable``).
-    private var keyTags: KeyTagTable?
+    let generations: RowGenerations.Counters
     /// The type decoded last, and whether it is ``ColumnDecodable`` (which ``RowDecoder`` decodes through
     /// ``ColumnDecodable/init(columns:)``, and this decoder does not): found once per type.
     private var decodedType: ObjectIdentifier?
@@ -74,11 +68,11 @@ final class InsertedRowDecoder: Decoder {
         }
         self.current = .allocate(capacity: 1)
         self.current.initialize(to: Current())
-        self.generations = RowGenerations.take()
+        self.generations = RowGenerations.Counters.take()
     }
 
     deinit {
-        RowGenerations.giveBack(generations)
+        generations.giveBack()
         current.deinitialize(count: 1)
         current.deallocate()
     }
@@ -92,8 +86,11 @@ final class InsertedRowDecoder: Decoder {
             decodesColumns = T.self is any ColumnDecodable.Type
         }
         guard !decodesColumns else { throw GaveUp() }
-        current.pointee = Current(slots: slots, slotCount: count, rowid: rowid)
-        generations[RowGenerations.row] &+= 1
+        current.pointee.slots = slots
+        current.pointee.slotCount = count
+        current.pointee.rowid = rowid
+        current.pointee.gaveUp = false
+        generations.advanceRow()
         defer { endRow() }
         do {
             let value = try T(from: self)
@@ -117,29 +114,21 @@ final class InsertedRowDecoder: Decoder {
     /// dropped if a decoded value kept it.
     @inline(__always)
     private func endRow() {
-        generations[RowGenerations.row] &+= 1
+        generations.advanceRow()
         current.pointee.slots = nil
         current.pointee.slotCount = 0
-        if current.pointee.handedOut {
-            current.pointee.handedOut = false
-            if let reference = containerReference, isKnownUniquelyReferenced(&reference.pointee) {
-                return
-            }
-            generations[RowGenerations.kept] &+= 1
-            containerReference = nil
-            containerCache = nil
-            cachedKeyType = nil
-            keyTags = nil
+        if current.pointee.container.wasKept() {
+            generations.advanceKept()
+            current.pointee.container.drop()
         }
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard generations[RowGenerations.row] & 1 == 1 else {
+        guard generations.isInRow else {
             throw RowDecoder.expired("the inserted-row decoder")
         }
-        if let cached = containerCache, cachedKeyType == ObjectIdentifier(Key.self) {
-            current.pointee.handedOut = true
-            return unsafeDowncast(cached, to: ContainerBox<KeyedDecodingContainer<Key>>.self).value()
+        if let container = current.pointee.container.reuse(keyedBy: Key.self) {
+            return container
         }
         return makeContainer(keyedBy: Key.self)
     }
@@ -148,31 +137,26 @@ final class InsertedRowDecoder: Decoder {
     /// ``RowDecoder``'s own, which this follows).
     @inline(never)
     private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
-        let reused = containerCache == nil
+        let reused = current.pointee.container.isEmpty
         let tags = KeyTagTable.isTaggable(Key.self) && reused ? KeyTagTable() : nil
-        let counter = generations + (reused ? RowGenerations.kept : RowGenerations.row)
+        let counter = generations.stamp(reused: reused)
         let container = KeyedDecodingContainer(
-            InsertedRowKeyedContainer<Key>(decoder: self, tags: tags?.entries, generation: counter))
+            InsertedRowKeyedContainer<Key>(decoder: self, tags: tags, generation: counter))
         if reused {
-            let box = ContainerBox(container)
-            containerCache = box
-            containerReference = box.reference
-            current.pointee.handedOut = true
-            cachedKeyType = ObjectIdentifier(Key.self)
-            keyTags = tags
+            current.pointee.container.keep(container, tags: tags)
         }
         return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard generations[RowGenerations.row] & 1 == 1 else {
+        guard generations.isInRow else {
             throw RowDecoder.expired("the inserted-row decoder")
         }
         throw giveUp()
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        guard generations[RowGenerations.row] & 1 == 1 else {
+        guard generations.isInRow else {
             throw RowDecoder.expired("the inserted-row decoder")
         }
         throw giveUp()
@@ -204,15 +188,15 @@ final class InsertedRowDecoder: Decoder {
     /// A value of a type ``RowDecoder`` converts itself, from a value of the kind it reads that type
     /// from directly; nil for any other type or value.
     func convert<T>(_ value: SQLiteValue, to type: T.Type) -> T? {
-        // Each unsafeBitCast below reinterprets a value as its own type: T was just compared equal.
-        if T.self == Int.self, case .integer(let integer) = value { return unsafeBitCast(Int(integer), to: T.self) }
-        if T.self == Int64.self, case .integer(let integer) = value { return unsafeBitCast(integer, to: T.self) }
-        if T.self == Double.self, let double = Self.double(from: value) { return unsafeBitCast(double, to: T.self) }
-        if T.self == Bool.self, let bool = Self.bool(from: value) { return unsafeBitCast(bool, to: T.self) }
-        if T.self == String.self, case .text(let text) = value { return unsafeBitCast(text, to: T.self) }
-        if T.self == Date.self, let date = date(from: value) { return unsafeBitCast(date, to: T.self) }
-        if T.self == Data.self, case .blob(let data) = value { return unsafeBitCast(data, to: T.self) }
-        if T.self == SQLiteValue.self { return unsafeBitCast(value, to: T.self) }
+        // Each value below is handed back as a T once T was found to be its type (see ExactCast).
+        if T.self == Int.self, case .integer(let integer) = value { return ExactCast.cast(Int(integer), to: T.self) }
+        if T.self == Int64.self, case .integer(let integer) = value { return ExactCast.cast(integer, to: T.self) }
+        if T.self == Double.self, let double = Self.double(from: value) { return ExactCast.cast(double, to: T.self) }
+        if T.self == Bool.self, let bool = Self.bool(from: value) { return ExactCast.cast(bool, to: T.self) }
+        if T.self == String.self, case .text(let text) = value { return ExactCast.cast(text, to: T.self) }
+        if T.self == Date.self, let date = date(from: value) { return ExactCast.cast(date, to: T.self) }
+        if T.self == Data.self, case .blob(let data) = value { return ExactCast.cast(data, to: T.self) }
+        if T.self == SQLiteValue.self { return ExactCast.cast(value, to: T.self) }
         return nil
     }
 }

@@ -35,34 +35,26 @@ final class RowDecoder: Decoder {
 
     /// The keys in the order they were asked for on the first row, and their columns, behind a pointer:
     /// read for every field, they must not pay for the exclusivity checks of a class's stored `var`s.
-    private struct KeyOrder {
+    struct KeyOrder {
         var position = 0
-        /// Whether the reused keyed container was handed out since the last row ended.
-        var handedOut = false
-        /// The reused keyed container's counted reference (see ``ContainerBox/reference``); nil when
-        /// there is none or it cannot be checked.
-        var containerReference: UnsafeMutablePointer<AnyObject>?
+        /// The keyed container of the first key type asked for, reused row after row while no decoded
+        /// value keeps it, with its tag table.
+        var container = ContainerSlot<DecodingContainers>()
         var keys: [String] = []
         var columns: [Int32] = []
     }
-    private let order: UnsafeMutablePointer<KeyOrder>
+    let order: UnsafeMutablePointer<KeyOrder>
     /// The decoder's counters (see ``RowGenerations``): ``RowGenerations/row`` is odd while a row is
     /// decoded and moves on when it starts and ends; ``RowGenerations/kept`` moves on when the reused
     /// keyed container was kept past its row.
-    let generations: UnsafeMutablePointer<UInt64>
+    let generations: RowGenerations.Counters
     /// The current row's values, behind a pointer for the same reason.
     let values: UnsafeMutablePointer<ColumnValues>
-    private var lookup: [String: (column: Int32, position: Int)] = [:]
-    /// The keyed container of the first key type asked for, reused row after row while no decoded value
-    /// keeps it.
-    private var containerCache: AnyObject?
-    private var cachedKeyType: ObjectIdentifier?
-    /// The tag table of that key type's container, when its keys are plain enum cases.
-    private var keyTags: KeyTagTable?
-    private var columnTable: RowColumns?
+    var lookup: [String: (column: Int32, position: Int)] = [:]
+    var columnTable: RowColumns?
     /// The keys that matched several columns, in the order met (see ``ambiguousColumn``).
-    private var ambiguousKeys: [(key: String, name: String, positions: [Int])] = []
-    private var jsonTypes: Set<ObjectIdentifier> = []
+    var ambiguousKeys: [(key: String, name: String, positions: [Int])] = []
+    var jsonTypes: Set<ObjectIdentifier> = []
     /// The part of the row this decoder reads: the whole row, or one nested value's scope of a joined
     /// row (see ``RowScoping``). Its keys are looked up among these columns only.
     let scope: Range<Int32>
@@ -80,10 +72,14 @@ final class RowDecoder: Decoder {
     var scopedPosition = 0
     /// The scopes given with the query, resolved to column ranges on first use.
     var explicitSpans: [String: Range<Int32>]?
+    /// How the decoded type reads a whole row, found on the first row.
+    var topLevelKind: TopLevelKind?
+    /// How many rows of a ``ColumnDecodable`` type were checked to decode the same both ways.
+    var verifiedRows = 0
     /// Whether this decoder, a nested value's, had its scope's width checked against the columns its
     /// value read (see `checkScopeWidth(of:key:type:)`), after its first row.
     var scopeWidthChecked = false
-    private lazy var json: JSONDecoder = {
+    lazy var json: JSONDecoder = {
         let decoder = JSONDecoder()
         let strategy = options.dateStrategy
         decoder.dateDecodingStrategy = .custom { decoder in
@@ -134,11 +130,11 @@ final class RowDecoder: Decoder {
         self.order.initialize(to: KeyOrder())
         self.values = .allocate(capacity: 1)
         self.values.initialize(to: ColumnValues(handle: handle, count: columnCount))
-        self.generations = RowGenerations.take()
+        self.generations = RowGenerations.Counters.take()
     }
 
     deinit {
-        RowGenerations.giveBack(generations)
+        generations.giveBack()
         order.deinitialize(count: 1)
         order.deallocate()
         values.deinitialize(count: 1)
@@ -175,7 +171,7 @@ final class RowDecoder: Decoder {
     /// Decodes a `T` from the statement's current row.
     @inline(__always)
     func decodeRow<T: Decodable>(_ type: T.Type) throws -> T {
-        generations[RowGenerations.row] &+= 1
+        generations.advanceRow()
         defer { endRow() }
         let kind = topLevelKind ?? RowDecoder.topLevelKind(of: T.self)
         topLevelKind = kind
@@ -186,13 +182,10 @@ final class RowDecoder: Decoder {
     /// refuse to read from now on. The reused keyed container is dropped if a decoded value kept it.
     @inline(__always)
     private func endRow() {
-        generations[RowGenerations.row] &+= 1
+        generations.advanceRow()
         values.pointee.endRow()
-        if order.pointee.handedOut {
-            order.pointee.handedOut = false
-            if !ContainerBox<Void>.isUnshared(order.pointee.containerReference) {
-                dropKeptContainer()
-            }
+        if order.pointee.container.wasKept() {
+            dropKeptContainer()
         }
     }
 
@@ -200,16 +193,13 @@ final class RowDecoder: Decoder {
     /// read, and the next row gets a new one.
     @inline(never)
     private func dropKeptContainer() {
-        generations[RowGenerations.kept] &+= 1
-        order.pointee.containerReference = nil
-        containerCache = nil
-        cachedKeyType = nil
-        keyTags = nil
+        generations.advanceKept()
+        order.pointee.container.drop()
     }
 
     /// Whether a row is being decoded.
     @inline(__always)
-    var isInRow: Bool { generations[RowGenerations.row] & 1 == 1 }
+    var isInRow: Bool { generations.isInRow }
 
     /// The error for a container, or the decoder, used after the row it was made for.
     @inline(never)
@@ -222,256 +212,6 @@ final class RowDecoder: Decoder {
                     + "init(from:) call that decodes it; decode the values there instead of keeping the container"))
     }
 
-    /// Decodes a `T` from the current row, as a type of the given kind.
-    func decodeRow<T: Decodable>(_ type: T.Type, kind: TopLevelKind) throws -> T {
-        order.pointee.position = 0
-        switch kind {
-        case .record:
-            values.pointee.loadRow()
-            return try T(from: self)
-        case .rawValue:
-            do {
-                return try T(from: self)
-            } catch {
-                // Say which value no case matches.
-                throw columnCount > 0 ? explained(error, decoding: T.self, column: 0) : error
-            }
-        case .columns(let columnDecodable):
-            if verifiedRows < RowEncoderCore.rowsToVerify {
-                return try decodeVerified(T.self, columnDecodable)
-            }
-            return try decodeColumns(T.self, columnDecodable)
-        case .scalar:
-            guard columnCount > 0 else {
-                throw DecodingError.valueNotFound(
-                    T.self, .init(codingPath: [], debugDescription: "the statement returns no column"))
-            }
-            return try decodeValue(T.self, column: 0)
-        case .optional(let optional):
-            return try decodeOptionalRow(T.self, optional)
-        case .json:
-            return try decodeJSONRow(T.self)
-        }
-    }
-
-    /// Decodes an array, set or dictionary from the statement's only column, as a property of its type
-    /// is decoded; out of line, as it is no common path.
-    @inline(never)
-    private func decodeJSONRow<T: Decodable>(_ type: T.Type) throws -> T {
-        guard columnCount == 1 else {
-            let names = columnNames.map { "\"\($0)\"" }.joined(separator: ", ")
-            throw DecodingError.typeMismatch(
-                T.self,
-                .init(
-                    codingPath: [],
-                    debugDescription:
-                        "\(T.self) is read from one column holding its JSON text, but the statement returns "
-                        + (columnCount == 0 ? "no column" : "\(columnCount) columns (\(names))")
-                        + "; select only that column, or decode a struct of the columns"))
-        }
-        return try decodeJSON(T.self, column: 0)
-    }
-
-    /// Kept out of ``decodeRow(_:kind:)``: the cast needs `Optional<T>`'s metadata, which would
-    /// otherwise be looked up for every row of every type.
-    @inline(never)
-    private func decodeOptionalRow<T>(_ type: T.Type, _ optional: any DecodableOptional.Type) throws -> T {
-        guard let value = try optional.decodeTopLevel(from: self) as? T else {
-            throw DecodingError.typeMismatch(
-                T.self, .init(codingPath: [], debugDescription: "cannot decode \(T.self) from a row"))
-        }
-        return value
-    }
-
-    /// How a type decodes from a whole row.
-    enum TopLevelKind {
-        /// By `init(from:)` on the row: structs by column name.
-        case record
-        /// A raw-value type, by `init(from:)` from the first column; a raw value no case matches is
-        /// named in the error.
-        case rawValue
-        /// A type with its own column conversion (`Date`, `UUID`, `String` …), from the first column.
-        case scalar
-        /// An `Optional`: nil from a NULL first column, else its wrapped type from the row.
-        case optional(any DecodableOptional.Type)
-        /// A ``ColumnDecodable`` type, by `init(columns:)`.
-        case columns(any ColumnDecodable.Type)
-        /// An array, set or dictionary (a ``JSONCollection``): from the JSON text of the statement's
-        /// only column, never from the row's columns in order, which would decode `[String]` from
-        /// `SELECT tags` as the one-element list of the column's raw text.
-        case json
-    }
-
-    private var topLevelKind: TopLevelKind?
-    /// How many rows of a ``ColumnDecodable`` type were checked to decode the same both ways.
-    private var verifiedRows = 0
-
-    /// Whether a property of type `T` is read from one column of its own, never from a nested
-    /// value's columns: the types with a conversion of their own, and raw-value types.
-    static func readsOneColumn<T>(_ type: T.Type) -> Bool {
-        ValueEncoder.isScalar(T.self) || T.self == SQLiteValue.self || T.self is any RawRepresentable.Type
-    }
-
-    static func topLevelKind<T>(of type: T.Type) -> TopLevelKind {
-        if ValueEncoder.isScalar(T.self) || T.self == SQLiteValue.self || T.self == Double.self || T.self == Int.self
-            || T.self == Int64.self
-            || T.self == Bool.self || T.self == Float.self
-        {
-            return .scalar
-        }
-        if let optional = T.self as? any DecodableOptional.Type {
-            return .optional(optional)
-        }
-        if let columnDecodable = T.self as? any ColumnDecodable.Type {
-            return .columns(columnDecodable)
-        }
-        if T.self is any RawRepresentable.Type {
-            return .rawValue
-        }
-        if T.self is any JSONCollection.Type {
-            return .json
-        }
-        return .record
-    }
-
-    /// Decodes the current row with `init(columns:)`.
-    @inline(__always)
-    private func decodeColumns<T: Decodable>(_ type: T.Type, _ columnDecodable: any ColumnDecodable.Type) throws -> T {
-        // A reader kept past its row refuses to read (see ColumnReader).
-        try columnDecodable.decode(columns: ColumnReader(decoder: self), as: T.self)
-    }
-
-    /// The current row's generation: a ``ColumnReader``, a column decoder or an unkeyed container holds
-    /// the one it was made in, and refuses to read once it has changed.
-    @inline(__always)
-    var rowGeneration: UInt64 { generations[RowGenerations.row] }
-
-    /// Decodes the current row with `init(columns:)` and, when `T` is also `Encodable`, with
-    /// `init(from:)` too, and checks that the two values encode to the same columns; returns the
-    /// `init(columns:)` value. A row that `init(from:)` cannot decode, or whose values cannot be
-    /// encoded again, is not compared (and not counted as checked): the hand-written value stands.
-    @inline(never)
-    private func decodeVerified<T: Decodable>(_ type: T.Type, _ columnDecodable: any ColumnDecodable.Type) throws -> T {
-        let byHand = try decodeColumns(T.self, columnDecodable)
-        guard T.self is any Encodable.Type else {
-            verifiedRows = RowEncoderCore.rowsToVerify  // nothing to compare with
-            return byHand
-        }
-        order.pointee.position = 0
-        guard let byCodable = try? T(from: self), let handEncodable = byHand as? any Encodable,
-            let codableEncodable = byCodable as? any Encodable
-        else {
-            return byHand
-        }
-        let encoder = RowEncoder(options: options)
-        guard let written = try? encoder.encode(handEncodable), let expected = try? encoder.encode(codableEncodable)
-        else {
-            return byHand
-        }
-        if let mismatch = ColumnMismatch(expected: expected, written: written) {
-            throw DecodingError.dataCorrupted(
-                .init(
-                    codingPath: [IndexKey(mismatch.column)],
-                    debugDescription: "init(columns:) of \(T.self) does not read what init(from:) reads: "
-                        + "encoded again, \(mismatch.description)"))
-        }
-        verifiedRows += 1
-        return byHand
-    }
-
-    // MARK: Column look-up
-
-    /// The column that the coding key `key` reads: ``missingColumn`` when the row has none,
-    /// ``ambiguousColumn`` when several columns have its name (both negative).
-    @inline(__always)
-    func column(for key: String) -> Int32 {
-        let position = order.pointee.position
-        if position < order.pointee.keys.count && order.pointee.keys[position] == key {
-            order.pointee.position = position + 1
-            return order.pointee.columns[position]
-        }
-        return slowColumn(for: key)
-    }
-
-    private func slowColumn(for key: String) -> Int32 {
-        if let known = lookup[key] {
-            order.pointee.position = known.position + 1
-            return known.column
-        }
-        let column = columnIndex(forKey: key)
-        order.pointee.keys.append(key)
-        order.pointee.columns.append(column)
-        let position = order.pointee.keys.count - 1
-        lookup[key] = (column, position)
-        order.pointee.position = position + 1
-        return column
-    }
-
-    /// The columns that the keys looked up so far read (each once, whatever the number of keys).
-    var columnsRead: Set<Int32> {
-        Set(lookup.values.lazy.map(\.column).filter { $0 >= 0 })
-    }
-
-    /// What ``column(for:)`` returns for a key that matches no column.
-    static let missingColumn: Int32 = -1
-    /// The largest value ``column(for:)`` returns for a key that matches several columns: the first
-    /// such key of the statement gets -3, the next -4, and so on, so that the value alone names the
-    /// key (see ``ambiguity(_:)``). Reading such a key throws.
-    static let ambiguousColumn: Int32 = -3
-
-    /// Whether a look-up result says that several columns match the key.
-    @inline(__always)
-    static func isAmbiguous(_ column: Int32) -> Bool { column <= ambiguousColumn }
-
-    /// The statement's column names, read once (on the first key that is not yet known).
-    var rowColumns: RowColumns {
-        if let columns = columnTable { return columns }
-        let columns = RowColumns(names: columnNames)
-        columnTable = columns
-        return columns
-    }
-
-    /// The index of the column that `key` names, ignoring ASCII case as SQLite does;
-    /// ``missingColumn`` if none; if several, a value at most ``ambiguousColumn`` that names the key.
-    private func columnIndex(forKey key: String) -> Int32 {
-        let name = options.columnName(forKey: key)
-        switch rowColumns.match(name) {
-        case .column(let index):
-            return Int32(index) + scope.lowerBound
-        case .missing:
-            return Self.missingColumn
-        case .ambiguous(let positions):
-            ambiguousKeys.append((key, name, positions.map { $0 + Int(scope.lowerBound) }))
-            return Self.ambiguousColumn - Int32(ambiguousKeys.count - 1)
-        }
-    }
-
-    /// The error for reading a key whose look-up gave `column`, a value at most ``ambiguousColumn``:
-    /// `column "id" appears 2 times in the row (positions 0 and 3); alias the columns or select only one`.
-    @inline(never)
-    func ambiguity(_ column: Int32) -> DecodingError {
-        let index = Int(Self.ambiguousColumn - column)
-        guard ambiguousKeys.indices.contains(index) else {
-            return .dataCorrupted(
-                .init(codingPath: [], debugDescription: "a column name appears several times in the row"))
-        }
-        let (key, name, positions) = ambiguousKeys[index]
-        return .dataCorrupted(
-            .init(codingPath: [IndexKey(key)], debugDescription: RowColumns.ambiguity(name, positions: positions)))
-    }
-
-    /// The name of column `index`.
-    func columnName(_ index: Int32) -> String {
-        guard let name = sqlite3_column_name(handle, index) else { return "" }
-        return String(cString: name)
-    }
-
-    /// Every column name of the part of the row the decoder reads, without the scope's prefix, for
-    /// error messages and look-ups.
-    var columnNames: [String] {
-        prefixLength == 0 ? scope.map(columnName) : scope.map { String(columnName($0).dropFirst(prefixLength)) }
-    }
-
     // MARK: Decoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -479,9 +219,8 @@ final class RowDecoder: Decoder {
         // The container holds no state of its own (it reads the decoder's), so the one made for the
         // first row serves every row while no decoded value keeps it: no allocation and no generic
         // metadata look-up per row.
-        if let cached = containerCache, cachedKeyType == ObjectIdentifier(Key.self) {
-            order.pointee.handedOut = true
-            return unsafeDowncast(cached, to: ContainerBox<KeyedDecodingContainer<Key>>.self).value()
+        if let container = order.pointee.container.reuse(keyedBy: Key.self) {
+            return container
         }
         return makeContainer(keyedBy: Key.self)
     }
@@ -493,19 +232,14 @@ final class RowDecoder: Decoder {
         // Only the container that is kept gets a tag table, which is kept with it: the container holds
         // nothing but a pointer into the table, so a table made for a container that is not kept would
         // be freed while the container still writes to it.
-        let reused = containerCache == nil
+        let reused = order.pointee.container.isEmpty
         let tags = KeyTagTable.isTaggable(Key.self) && reused ? KeyTagTable() : nil
         // The reused container is valid until a decoded value keeps it; any other one, until its row ends.
-        let counter = generations + (reused ? RowGenerations.kept : RowGenerations.row)
+        let counter = generations.stamp(reused: reused)
         let container = KeyedDecodingContainer(
             RowKeyedDecodingContainer<Key>(decoder: self, tags: tags, generation: counter))
         if reused {
-            let box = ContainerBox(container)
-            containerCache = box
-            order.pointee.containerReference = box.reference
-            order.pointee.handedOut = true
-            cachedKeyType = ObjectIdentifier(Key.self)
-            keyTags = tags
+            order.pointee.container.keep(container, tags: tags)
         }
         return container
     }
@@ -526,113 +260,4 @@ final class RowDecoder: Decoder {
         return ColumnDecoder(row: self, column: 0)
     }
 
-    // MARK: Values of any type
-
-    /// Decodes a value of any type from `column`: the special types directly, nested values from
-    /// JSON, and everything else (raw-value enums, wrappers, optionals) through a single-value decoder.
-    func decodeValue<T: Decodable>(_ type: T.Type, column: Int32) throws -> T {
-        // Each unsafeBitCast below reinterprets a value as its own type: T was just compared equal.
-        if T.self == Date.self { return unsafeBitCast(try date(column), to: T.self) }
-        if T.self == String.self { return unsafeBitCast(try string(column), to: T.self) }
-        if T.self == Int.self { return unsafeBitCast(try integer(Int.self, column), to: T.self) }
-        if T.self == Int64.self { return unsafeBitCast(try int64(column, as: Int64.self), to: T.self) }
-        if T.self == Double.self { return unsafeBitCast(try double(column, as: Double.self), to: T.self) }
-        if T.self == Bool.self { return unsafeBitCast(try bool(column), to: T.self) }
-        if T.self == UUID.self { return unsafeBitCast(try uuid(column), to: T.self) }
-        if T.self == Data.self { return unsafeBitCast(try data(column), to: T.self) }
-        if T.self == URL.self { return unsafeBitCast(try url(column), to: T.self) }
-        if T.self == Decimal.self { return unsafeBitCast(try decimal(column), to: T.self) }
-        if T.self == SQLiteValue.self { return unsafeBitCast(try checkedColumnValue(column), to: T.self) }
-        return try decodeOtherValue(T.self, column: column)
-    }
-
-    /// Decodes an optional, a nested value or any other type without a conversion of its own. Kept out
-    /// of ``decodeValue(_:column:)``: the optional cast needs `Optional<T>`'s metadata, whose look-up
-    /// the compiler would otherwise make on every call, for dates and strings too.
-    @inline(never)
-    private func decodeOtherValue<T: Decodable>(_ type: T.Type, column: Int32) throws -> T {
-        if let optional = T.self as? any DecodableOptional.Type {
-            guard let value = try optional.decodeColumn(from: self, column: column) as? T else {
-                throw mismatch(T.self, column: column, expected: "\(T.self)")
-            }
-            return value
-        }
-        let typeID = ObjectIdentifier(T.self)
-        if !jsonTypes.contains(typeID) {
-            do {
-                return try T(from: ColumnDecoder(row: self, column: column, isProbe: true))
-            } catch is NestedContainerSignal {
-                jsonTypes.insert(typeID)
-            } catch {
-                throw explained(error, decoding: T.self, column: column)
-            }
-        }
-        return try decodeJSON(T.self, column: column)
-    }
-
-    /// Decodes a nested value from the JSON text (or BLOB) in `column`.
-    func decodeJSON<T: Decodable>(_ type: T.Type, column: Int32) throws -> T {
-        let bytes: Data
-        switch sqlite3_column_type(handle, column) {
-        case SQLITE_TEXT, SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(handle, column))
-            if let pointer = sqlite3_column_blob(handle, column) {
-                bytes = Data(bytes: pointer, count: count)
-            } else {
-                bytes = try Statement.emptyOrNoMemory(Data(), handle, column: column, byteCount: Int32(count))
-            }
-        case SQLITE_NULL:
-            bytes = Data("null".utf8)
-        default:
-            throw mismatch(T.self, column: column, expected: "JSON text")
-        }
-        do {
-            return try json.decode(T.self, from: bytes)
-        } catch let error as DecodingError {
-            let inner = error.context
-            let path =
-                inner.codingPath.isEmpty ? "" : " (at \(inner.codingPath.map(\.stringValue).joined(separator: ".")))"
-            throw DecodingError.dataCorrupted(
-                .init(
-                    codingPath: [IndexKey(columnName(column))] + inner.codingPath,
-                    debugDescription:
-                        "column \"\(columnName(column))\" holds \(describe(column)), which does not decode as "
-                        + "\(T.self)\(path): \(inner.debugDescription)",
-                    underlyingError: error))
-        }
-    }
-}
-
-/// `Optional` of a `Decodable` type, whose own `init(from:)` would decode a `Date` as a Double: the row
-/// decoder reads the wrapped type through its own conversions instead.
-protocol DecodableOptional {
-    /// nil when `column` is NULL, else the wrapped value read from it.
-    static func decodeColumn(from decoder: RowDecoder, column: Int32) throws -> Self
-    /// nil when the first column is NULL, else the wrapped value read from the whole row.
-    static func decodeTopLevel(from decoder: RowDecoder) throws -> Self
-}
-
-extension Optional: DecodableOptional where Wrapped: Decodable {
-    static func decodeColumn(from decoder: RowDecoder, column: Int32) throws -> Wrapped? {
-        if decoder.isNull(column) { return nil }
-        return try decoder.decodeValue(Wrapped.self, column: column)
-    }
-
-    static func decodeTopLevel(from decoder: RowDecoder) throws -> Wrapped? {
-        if decoder.columnCount > 0 && decoder.isNull(0) { return nil }
-        return try decoder.decodeRow(Wrapped.self, kind: RowDecoder.topLevelKind(of: Wrapped.self))
-    }
-}
-
-extension DecodingError {
-    /// The context of any case of the error.
-    fileprivate var context: Context {
-        switch self {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context),
-            .dataCorrupted(let context):
-            return context
-        @unknown default:
-            return Context(codingPath: [], debugDescription: "\(self)")
-        }
-    }
 }

@@ -1,36 +1,32 @@
-/// The `Encoder` that a value's `encode(to:)` is given: its ``RowEncoderCore``, lent without counting a
-/// reference, for as long as that value is encoded.
+/// The `Encoder` that a value's `encode(to:)` is given: its ``RowEncoderCore``, for as long as that value
+/// is encoded.
 ///
-/// An `encode(to:)` may keep its encoder. Used after its value, the handle touches neither the core
-/// nor its memory: it checks the core's row counter (see ``RowGenerations``), which never goes away,
-/// and hands out containers that throw. Holding no counted reference, the handle costs nothing to put
-/// in the `any Encoder` that `encode(to:)` takes.
+/// An `encode(to:)` may keep its encoder. Used after its value, the handle does not use the core: it
+/// checks the core's row counter (see ``RowGenerations``) and hands out containers that throw.
 struct RowEncoderHandle: Encoder {
-    private let core: Unmanaged<RowEncoderCore>
+    private let core: RowEncoderCore
     /// The core's row counter, and the value it holds while the value is encoded.
-    private let generation: UnsafeMutablePointer<UInt64>
-    private let expected: UInt64
+    private let generation: RowGenerations.Stamp
 
-    /// A handle on `core` for the value it encodes now, valid while `generation` holds its present value.
-    init(core: RowEncoderCore, generation: UnsafeMutablePointer<UInt64>) {
-        self.core = Unmanaged.passUnretained(core)
+    /// A handle on `core` for the value it encodes now, valid while `generation` is current.
+    init(core: RowEncoderCore, generation: RowGenerations.Stamp) {
+        self.core = core
         self.generation = generation
-        self.expected = generation.pointee
     }
 
     /// Whether the value the handle was made for is still being encoded.
     @inline(__always)
-    private var isValid: Bool { generation.pointee == expected }
+    private var isValid: Bool { generation.isCurrent }
 
     var codingPath: [any CodingKey] { [] }
 
     var userInfo: [CodingUserInfoKey: Any] {
-        isValid ? core._withUnsafeGuaranteedRef { $0.userInfo } : [:]
+        isValid ? core.userInfo : [:]
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         guard isValid else { return Self.expiredContainer(keyedBy: type) }
-        return core._withUnsafeGuaranteedRef { $0.container(keyedBy: type) }
+        return core.container(keyedBy: type)
     }
 
     /// The container of a handle kept past its value, from a core that encodes nothing: it throws.
@@ -43,12 +39,12 @@ struct RowEncoderHandle: Encoder {
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         guard isValid else { return Self.idleCore().unkeyedContainer() }
-        return core._withUnsafeGuaranteedRef { $0.unkeyedContainer() }
+        return core.unkeyedContainer()
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
         guard isValid else { return Self.idleCore().singleValueContainer() }
-        return core._withUnsafeGuaranteedRef { $0.singleValueContainer() }
+        return core.singleValueContainer()
     }
 
     /// A core that encodes nothing, for a handle kept past its value: the keyed containers it hands

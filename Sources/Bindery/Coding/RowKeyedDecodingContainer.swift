@@ -9,25 +9,23 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     // away: a container kept past its row throws, and touches neither the decoder nor its memory.
     private let decoderReference: Unmanaged<RowDecoder>
     /// The counter that says whether the container is still valid, and the value it must hold.
-    private let generation: UnsafeMutablePointer<UInt64>
-    private let expected: UInt64
+    private let generation: RowGenerations.Stamp
     /// The row's values, for the fast paths that read a column straight from SQLite.
     private let values: UnsafeMutablePointer<ColumnValues>
     /// Columns by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
-    private let tags: UnsafeMutablePointer<Int32>?
+    private let tags: KeyTagTable.Entries?
     var codingPath: [any CodingKey] { [] }
 
-    init(decoder: RowDecoder, tags: KeyTagTable?, generation: UnsafeMutablePointer<UInt64>) {
+    init(decoder: RowDecoder, tags: KeyTagTable?, generation: RowGenerations.Stamp) {
         self.decoderReference = Unmanaged.passUnretained(decoder)
         self.values = decoder.values
         self.tags = tags?.entries
         self.generation = generation
-        self.expected = generation.pointee
     }
 
     /// Whether the container may read: it was not kept past its row.
     @inline(__always)
-    private var isValid: Bool { generation.pointee == expected }
+    private var isValid: Bool { generation.isCurrent }
 
     /// Throws when the container was kept past its row.
     @inline(__always)
@@ -46,13 +44,12 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         guard let tags else {
             return decoder.column(for: key.stringValue)
         }
-        let tag = KeyTagTable.tag(of: key)
-        let known = tags[tag]
+        let known = tags[key]
         if known != KeyTagTable.unknown {
             return known
         }
         let column = decoder.column(for: key.stringValue)
-        tags[tag] = column
+        tags[key] = column
         return column
     }
 
@@ -71,7 +68,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func knownValue(_ key: Key) -> OpaquePointer? {
         guard let tags, isValid else { return nil }
-        return values.pointee.knownValue(tags[KeyTagTable.tag(of: key)])
+        return values.pointee.knownValue(tags[key])
     }
 
     /// An INTEGER column that fits in `T`, or nil for anything else (which the slow path explains).
@@ -92,8 +89,8 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
             return integer
         }
         let column = try self.column(key)
-        // The decoder is alive: the look-up checked the container. No reference counted for the call.
-        return try decoderReference._withUnsafeGuaranteedRef { try $0.integerSlowly(T.self, column) }
+        // The decoder is alive: the look-up checked the container.
+        return try decoder.integerSlowly(T.self, column)
     }
 
     /// The general path, without the fast path first, for `Int64` and `UInt64`: on 64-bit platforms
@@ -135,7 +132,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
             }
         }
         guard let column = try presentColumn(key) else { return nil }
-        return try decoderReference._withUnsafeGuaranteedRef { try $0.integerSlowly(T.self, column) }
+        return try decoder.integerSlowly(T.self, column)
     }
 
     @inline(__always)

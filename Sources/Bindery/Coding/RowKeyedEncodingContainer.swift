@@ -2,36 +2,34 @@ import Foundation
 
 /// The keyed container of ``RowEncoderCore``: each key is a column.
 struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    // No reference counting here: the standard library's container box copies this struct on every
-    // call. The container reads its core (which owns the row and the tag table) only after checking its
-    // counter (see RowGenerations), which never goes away: a container kept past its record throws,
-    // and touches neither the core nor its memory.
+    // The standard library's container box calls the `mutating` encode methods on the container where
+    // it lies, so the counted references to the row and the value encoder cost nothing per call. The
+    // core, which keeps the reused container, is not counted (that would be a cycle): the container
+    // reaches it only after checking its counter (see RowGenerations), which never goes away. A
+    // container kept past its record throws, and writes nothing.
     private let coreReference: Unmanaged<RowEncoderCore>
-    private let row: Unmanaged<EncodedRow>
+    private let row: EncodedRow
+    private let values: ValueEncoder
     /// Slots by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
-    private let tags: UnsafeMutablePointer<Int32>?
+    private let tags: KeyTagTable.Entries?
     /// The counter that says whether the container is still valid, and the value it must hold.
-    private let generation: UnsafeMutablePointer<UInt64>
-    private let expected: UInt64
+    private let generation: RowGenerations.Stamp
     var codingPath: [any CodingKey] { [] }
 
-    /// A container of `core`'s row, valid while `generation` holds the value it holds now; with
-    /// `expired`, a container that is already not valid (asked for when no record is being encoded).
-    init(core: RowEncoderCore, tags: KeyTagTable?, generation: UnsafeMutablePointer<UInt64>, expired: Bool = false) {
+    /// A container of `core`'s row, valid while `generation` is current; with `expired`, a container
+    /// that is already not valid (asked for when no record is being encoded).
+    init(core: RowEncoderCore, tags: KeyTagTable?, generation: RowGenerations.Stamp, expired: Bool = false) {
         self.coreReference = Unmanaged.passUnretained(core)
-        self.row = Unmanaged.passUnretained(core.row)
+        self.row = core.row
+        self.values = core.values
         self.tags = tags?.entries
-        self.generation = generation
-        // The counter only counts up: a value it held before never comes back.
-        self.expected = expired ? generation.pointee &- 1 : generation.pointee
+        self.generation = expired ? generation.refused : generation
     }
-
-    private var core: RowEncoderCore { coreReference.takeUnretainedValue() }
 
     /// Throws when the container was kept past its record.
     @inline(__always)
     private func checkValid(_ key: Key) throws {
-        guard generation.pointee == expected else { throw Self.expired(key) }
+        guard generation.isCurrent else { throw Self.expired(key) }
     }
 
     /// The error of a container used after its record; only the key is named.
@@ -49,18 +47,15 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     @inline(__always)
     private func set(_ value: SQLiteValue, _ key: Key) throws {
         try checkValid(key)
-        row._withUnsafeGuaranteedRef { row in
-            if let tags {
-                let tag = KeyTagTable.tag(of: key)
-                let known = tags[tag]
-                if known >= 0 {
-                    row.set(value, taggedSlot: Int(known))
-                } else {
-                    tags[tag] = Int32(row.set(value, forKey: key.stringValue))
-                }
+        if let tags {
+            let known = tags[key]
+            if known >= 0 {
+                row.set(value, taggedSlot: Int(known))
             } else {
-                row.set(value, forKey: key.stringValue)
+                tags[key] = Int32(row.set(value, forKey: key.stringValue))
             }
+        } else {
+            row.set(value, forKey: key.stringValue)
         }
     }
 
@@ -68,21 +63,21 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     @inline(__always)
     private func encoded<T: Encodable>(_ value: T, _ key: Key) throws -> SQLiteValue {
         try checkValid(key)
-        return try core.values.encode(value, codingPath: [key])
+        return try values.encode(value, codingPath: [key])
     }
 
     /// ``encoded(_:_:)`` for a `Double`, through the value encoder's own method for it.
     @inline(__always)
     private func encoded(_ value: Double, _ key: Key) throws -> SQLiteValue {
         try checkValid(key)
-        return try core.values.encode(value, codingPath: [key])
+        return try values.encode(value, codingPath: [key])
     }
 
     /// ``encoded(_:_:)`` for a `UInt64`, through the value encoder's own method for it.
     @inline(__always)
     private func encoded(_ value: UInt64, _ key: Key) throws -> SQLiteValue {
         try checkValid(key)
-        return try core.values.encode(value, codingPath: [key])
+        return try values.encode(value, codingPath: [key])
     }
 
     mutating func encodeNil(forKey key: Key) throws { try set(.null, key) }
@@ -207,7 +202,7 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 
     /// The core, or for a container kept past its record, a new core that encodes nothing.
     private var liveCore: RowEncoderCore {
-        generation.pointee == expected ? core : RowEncoderCore(options: CodingOptions())
+        generation.isCurrent ? coreReference.takeUnretainedValue() : RowEncoderCore(options: CodingOptions())
     }
 }
 

@@ -264,10 +264,14 @@ final class SchemaProbe {
     /// bytes that hold them), or a struct of such enums, booleans and small integers, for all of which
     /// zero bits are a valid value. Larger types could hold a pointer, for which zero is not valid,
     /// and a type of no bytes may have no value at all (`Never`), unless it is `RawRepresentable`
-    /// (a one-case enum).
+    /// (a one-case enum). A type of one or two bytes is plain data, known from its size alone: anything
+    /// that needs more than copying its bytes holds a reference (a class instance, an existential, a
+    /// string or array buffer, a weak or unowned reference), which takes a pointer's size.
     static func zeroValue<T>(of type: T.Type) -> T? {
         let size = MemoryLayout<T>.size
-        guard size <= 2, _isPOD(T.self), size > 0 || T.self is any RawRepresentable.Type else { return nil }
+        guard size <= 2, size < MemoryLayout<AnyObject>.size,
+            size > 0 || T.self is any RawRepresentable.Type
+        else { return nil }
         return withUnsafeTemporaryAllocation(byteCount: max(size, 1), alignment: MemoryLayout<T>.alignment) {
             buffer -> T? in
             guard let base = buffer.baseAddress else { return nil }

@@ -36,7 +36,7 @@ final class ValueEncoder {
     /// `Int` (a key, a count), is converted in the caller, without a call.
     @inline(__always)
     func encode<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws -> SQLiteValue {
-        if T.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
+        if let int = ExactCast.cast(value, to: Int.self) { return .integer(Int64(int)) }
         return try encodeAnyType(value, codingPath: codingPath)
     }
 
@@ -78,23 +78,22 @@ final class ValueEncoder {
     /// `encode(to:)` (which would store a `Date` as a Double since 2001, a `Data` as an array of bytes).
     @inline(__always)
     private func encodeSpecial<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws -> SQLiteValue? {
-        // Comparing metadata is cheap; each unsafeBitCast below is guarded by the type being exactly
-        // the one cast to, so it only reinterprets a value as its own type.
-        if T.self == String.self { return .text(unsafeBitCast(value, to: String.self)) }
-        if T.self == SQLiteValue.self { return try checked(unsafeBitCast(value, to: SQLiteValue.self), codingPath) }
-        if T.self == Int64.self { return .integer(unsafeBitCast(value, to: Int64.self)) }
-        if T.self == Double.self { return try encode(unsafeBitCast(value, to: Double.self), codingPath: codingPath) }
-        if T.self == Bool.self { return .integer(unsafeBitCast(value, to: Bool.self) ? 1 : 0) }
-        if T.self == Date.self { return try encode(unsafeBitCast(value, to: Date.self), codingPath: codingPath) }
-        if T.self == UUID.self { return encode(unsafeBitCast(value, to: UUID.self)) }
-        if T.self == Data.self { return .blob(unsafeBitCast(value, to: Data.self)) }
-        if T.self == URL.self {
+        // Comparing metadata is cheap; each cast below gives the value as its own type (see ExactCast).
+        if let string = ExactCast.cast(value, to: String.self) { return .text(string) }
+        if let sqlite = ExactCast.cast(value, to: SQLiteValue.self) { return try checked(sqlite, codingPath) }
+        if let int64 = ExactCast.cast(value, to: Int64.self) { return .integer(int64) }
+        if let double = ExactCast.cast(value, to: Double.self) { return try encode(double, codingPath: codingPath) }
+        if let bool = ExactCast.cast(value, to: Bool.self) { return .integer(bool ? 1 : 0) }
+        if let date = ExactCast.cast(value, to: Date.self) { return try encode(date, codingPath: codingPath) }
+        if let uuid = ExactCast.cast(value, to: UUID.self) { return encode(uuid) }
+        if let data = ExactCast.cast(value, to: Data.self) { return .blob(data) }
+        if let url = ExactCast.cast(value, to: URL.self) {
             inexactCount &+= 1
-            return .text(unsafeBitCast(value, to: URL.self).absoluteString)
+            return .text(url.absoluteString)
         }
-        if T.self == Decimal.self {
+        if let decimal = ExactCast.cast(value, to: Decimal.self) {
             inexactCount &+= 1
-            return .text(unsafeBitCast(value, to: Decimal.self).description)
+            return .text(decimal.description)
         }
         return nil
     }

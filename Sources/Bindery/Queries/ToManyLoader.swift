@@ -273,10 +273,7 @@ final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringCon
             let key = try (0..<Int32(keyColumns.count)).map { try Self.value(statement, keyColumn + $0) }
             records = composite[key] ?? []
         }
-        if T.self == [Destination].self {
-            return unsafeBitCast(records, to: T.self)
-        }
-        return records as? T
+        return ExactCast.cast(records, to: T.self) ?? records as? T
     }
 
     /// `[Destination]`, for errors.

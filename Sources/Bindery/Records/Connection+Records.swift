@@ -132,7 +132,7 @@ extension Connection {
             let keySlots = try state.keySlots(in: row)
             try runUpdate(
                 state: state, row: row, keySlots: keySlots, sql: sql,
-                parameters: SlotParameters(columns: slots, keySlots: keySlots))
+                parameters: SlotParameterMap(columns: slots, keySlots: keySlots))
         }
     }
 
@@ -142,7 +142,7 @@ extension Connection {
     /// no column to set, they are the key's alone, as the look-up binds them.
     @inline(__always)
     private func runUpdate(
-        state: RecordTypeState, row: EncodedRow, keySlots: [Int], sql: String?, parameters: SlotParameters
+        state: RecordTypeState, row: EncodedRow, keySlots: [Int], sql: String?, parameters: SlotParameterMap
     ) throws {
         guard let sql else {
             let found = try withStatement(state.existsByKey) { statement -> Bool in

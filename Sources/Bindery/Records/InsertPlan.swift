@@ -131,7 +131,7 @@ final class InsertMemo {
     /// there longer than needed, which is never wrong.)
     var needsReturningAt: UInt64?
     /// The parameter of each slot in either statement: the slots marked in `columns`, in order.
-    let parameters: SlotParameters
+    let parameters: SlotParameterMap
     /// A number naming `columns` among the memos of its record type's row, for
     /// ``EncodedRow/bindDirectly(to:slots:layout:)``.
     let layout: UInt64
@@ -142,6 +142,6 @@ final class InsertMemo {
         self.policy = policy
         self.plainSQL = plainSQL
         self.returningSQL = returningSQL
-        self.parameters = SlotParameters(columns: columns, keySlots: [])
+        self.parameters = SlotParameterMap(columns: columns, keySlots: [])
     }
 }

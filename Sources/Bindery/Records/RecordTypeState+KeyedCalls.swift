@@ -16,13 +16,13 @@ extension RecordTypeState {
         let keySlots: [Int]
         /// The parameter of each slot in `sql`: the columns set (every slot present that is not a key
         /// column), then the key columns.
-        let parameters: SlotParameters
+        let parameters: SlotParameterMap
 
         init(present: [Bool], columns: [Bool], sql: String?, keySlots: [Int]) {
             self.present = present
             self.sql = sql
             self.keySlots = keySlots
-            self.parameters = SlotParameters(columns: columns, keySlots: keySlots)
+            self.parameters = SlotParameterMap(columns: columns, keySlots: keySlots)
         }
     }
 

@@ -1,19 +1,16 @@
-/// Where each slot of an encoded row goes in a statement: the 1-based parameter it is bound to, or 0
+/// Where each slot of an ``EncodedRow`` goes in a statement: the 1-based parameter it is bound to, or 0
 /// for a slot the statement does not take. Built once per shape of row, so that binding a row is one
 /// pass over its slots (``EncodedRow/bind(to:parameters:)``), with the key columns in the same pass.
-final class SlotParameters {
+final class SlotParameterMap {
     /// The parameter of each slot; 0 where the slot is not bound.
-    let parameters: UnsafeMutablePointer<Int32>
+    let parameters: [Int32]
     /// How many slots `parameters` covers.
-    let count: Int
+    var count: Int { parameters.count }
 
     /// The slots marked in `columns` bound to consecutive parameters from 1, then the slots `keySlots`
     /// bound to the parameters after them, in key order.
     init(columns: [Bool], keySlots: [Int]) {
-        let count = max(columns.count, (keySlots.max() ?? -1) + 1)
-        self.count = count
-        parameters = .allocate(capacity: max(count, 1))
-        parameters.initialize(repeating: 0, count: max(count, 1))
+        var parameters = [Int32](repeating: 0, count: max(columns.count, (keySlots.max() ?? -1) + 1))
         var next: Int32 = 1
         for (slot, isColumn) in columns.enumerated() where isColumn {
             parameters[slot] = next
@@ -23,9 +20,6 @@ final class SlotParameters {
             parameters[slot] = next
             next += 1
         }
-    }
-
-    deinit {
-        parameters.deallocate()
+        self.parameters = parameters
     }
 }
