@@ -197,8 +197,9 @@ import Testing
                     try conn.insert(Entry(id: nil, writer: 1, batch: 1, doomed: false))
                     timeline.record("write started")
                     startedSignal.yield()
-                    // The write stays open until the reads are done (or 10 s, if they never are).
-                    let sawReads = readsDone.wait(timeout: .now() + 10) == .success
+                    // The write stays open until the reads are done (or 60 s, if they never are: in a full
+                    // parallel run on 2 busy cores, the reads' tasks once took more than 10 s to be scheduled).
+                    let sawReads = readsDone.wait(timeout: .now() + 60) == .success
                     timeline.record("write finished")
                     return sawReads
                 }
