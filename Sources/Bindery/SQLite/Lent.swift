@@ -59,7 +59,9 @@ struct Lent<Object: AnyObject> {
     /// comparing classes, without the runtime's cast.
     @inline(__always)
     func exactly<T: AnyObject>(_ type: T.Type) -> Lent<T>? {
-        guard with({ Swift.type(of: $0) == T.self }) else { return nil }
+        // Opened as `AnyObject`: in generic code, `type(of:)` of an `Object` that is itself
+        // `AnyObject` would be the static metatype, never `T`.
+        guard with({ Swift.type(of: $0 as AnyObject) == T.self }) else { return nil }
         return Lent<T>(reference: Unmanaged<T>.fromOpaque(reference.toOpaque()))
     }
 
