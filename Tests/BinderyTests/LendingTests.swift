@@ -27,6 +27,44 @@ import Testing
         }
     }
 
+    @Test func aLentObjectIsRecognisedByItsExactClass() {
+        let tracker = Tracker()
+        let probe = Probe(tracker: tracker, number: 1)
+        let lent = Lent<AnyObject>(probe)
+        // What the statement's attachment (an insert plan) and the extension store's memo rely on:
+        // without it, every insert would make its plan again from the table's schema.
+        #expect(lent.exactly(Probe.self)?.object === probe)
+        #expect(lent.exactly(Tracker.self) == nil)
+        #expect(Lent(probe).exactly(Probe.self)?.object === probe)
+    }
+
+    @Test func anInsertReusesThePlanItsStatementKeeps() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(script: "CREATE TABLE items(id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
+        try conn.transaction(.immediate) { conn in
+            for n in 1...3 {
+                try conn.insert(Item(id: nil, n: n))
+            }
+        }
+        var plans: [ObjectIdentifier] = []
+        for n in 4...6 {
+            try conn.transaction(.immediate) { conn in try conn.insert(Item(id: nil, n: n)) }
+            let sql = #"INSERT INTO "items" ("n") VALUES (?)"#
+            try conn.withStatement(sql) { statement in
+                if let plan = statement.lentAttachment(as: InsertPlan.self) {
+                    plans.append(ObjectIdentifier(plan.object))
+                }
+            }
+        }
+        #expect(plans.count == 3 && Set(plans).count == 1)
+    }
+
+    struct Item: Record {
+        static let tableName = "items"
+        var id: Int64?
+        var n: Int
+    }
+
     @Test func aLentStatementOutlivesClearStatementCache() throws {
         let conn = try Connection.inMemory()
         try conn.execute(script: "CREATE TABLE t(x INTEGER); INSERT INTO t VALUES (1), (2), (3)")

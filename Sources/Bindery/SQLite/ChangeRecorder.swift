@@ -124,9 +124,9 @@ final class ChangeRecorder {
             database,
             { context, database, operation, schema, table, _, _ in
                 guard let context, let database, let schema, let table else { return }
-                Unmanaged<ChangeRecorder>.fromOpaque(context).takeUnretainedValue()
+                CallbackContext.object(context, as: ChangeRecorder.self)
                     .record(operation, schema: schema, table: table, on: database)
-            }, Unmanaged.passUnretained(self).toOpaque())
+            }, CallbackContext.pointer(to: self))
         guard code == SQLITE_OK else {
             throw SQLiteError(code: .misuse, message: "the preupdate hook could not be set", sql: nil)
         }

@@ -52,9 +52,9 @@ extension Connection {
                     handle, Int32(buffer.count), buffer.baseAddress,
                     { context, kind, iterator in
                         guard let context, let iterator else { return BINDERY_CHANGESET_ABORT }
-                        return Unmanaged<ChangesetApplyContext>.fromOpaque(context).takeUnretainedValue()
+                        return CallbackContext.object(context, as: ChangesetApplyContext.self)
                             .handle(kind: kind, iterator: iterator)
-                    }, Unmanaged.passUnretained(context).toOpaque())
+                    }, CallbackContext.pointer(to: context))
             }
             if let error = context.error {
                 throw error

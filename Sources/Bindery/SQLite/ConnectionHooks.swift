@@ -117,19 +117,19 @@ final class ConnectionHooks {
     func startTrackingChanges() {
         guard !isTrackingChanges else { return }
         isTrackingChanges = true
-        let context = Unmanaged.passUnretained(self).toOpaque()
+        let context = CallbackContext.pointer(to: self)
         installAuthorizer()
         sqlite3_update_hook(
             handle,
             { context, _, _, table, _ in
                 guard let context, let table else { return }
-                Unmanaged<ConnectionHooks>.fromOpaque(context).takeUnretainedValue().rowChanged(in: table)
+                CallbackContext.object(context, as: ConnectionHooks.self).rowChanged(in: table)
             }, context)
         sqlite3_commit_hook(
             handle,
             { context in
                 guard let context else { return 0 }
-                let hooks = Unmanaged<ConnectionHooks>.fromOpaque(context).takeUnretainedValue()
+                let hooks = CallbackContext.object(context, as: ConnectionHooks.self)
                 if let commitGuard = hooks.commitGuard, !commitGuard.allowsCommit() {
                     return 1
                 }
@@ -140,13 +140,13 @@ final class ConnectionHooks {
             handle,
             { context in
                 guard let context else { return }
-                Unmanaged<ConnectionHooks>.fromOpaque(context).takeUnretainedValue().didRollback()
+                CallbackContext.object(context, as: ConnectionHooks.self).didRollback()
             }, context)
         sqlite3_trace_v2(
             handle, UInt32(SQLITE_TRACE_STMT),
             { _, context, statement, _ in
                 guard let context, let statement else { return 0 }
-                Unmanaged<ConnectionHooks>.fromOpaque(context).takeUnretainedValue()
+                CallbackContext.object(context, as: ConnectionHooks.self)
                     .statementStarted(OpaquePointer(statement))
                 return 0
             }, context)
@@ -166,9 +166,9 @@ final class ConnectionHooks {
             handle,
             { context, action, first, second, _, _ in
                 guard let context else { return SQLITE_OK }
-                return Unmanaged<ConnectionHooks>.fromOpaque(context).takeUnretainedValue()
+                return CallbackContext.object(context, as: ConnectionHooks.self)
                     .authorize(action, first, second)
-            }, Unmanaged.passUnretained(self).toOpaque())
+            }, CallbackContext.pointer(to: self))
     }
 
     private func removeCallbacks() {
