@@ -48,7 +48,7 @@ import Testing
         }
         var plans: [ObjectIdentifier] = []
         for n in 4...6 {
-            try conn.transaction(.immediate) { conn in try conn.insert(Item(id: nil, n: n)) }
+            _ = try conn.transaction(.immediate) { conn in try conn.insert(Item(id: nil, n: n)) }
             let sql = #"INSERT INTO "items" ("n") VALUES (?)"#
             try conn.withStatement(sql) { statement in
                 if let plan = statement.lentAttachment(as: InsertPlan.self) {
