@@ -29,7 +29,7 @@ public final class Connection {
     let statementCache: StatementCache
     /// What stops the connection's statements (closed, a refused close, an interrupt), shared with them.
     let status = ConnectionStatus()
-    /// Whether ``close()`` has run: the ``ConnectionStatus/Flags/closed`` flag of ``status``, which
+    /// Whether ``close()`` has run: the closed flag of the connection's status, which
     /// `close()` raises and nothing lowers (one atomic load, read by every insert and transaction check).
     public var isClosed: Bool { status.flags.contains(.closed) }
     /// Whether the connection is lent to a job of its owner (``beginLending(closeRefusal:)``), during
