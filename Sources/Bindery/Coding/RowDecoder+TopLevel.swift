@@ -9,7 +9,7 @@ extension RowDecoder {
         order.pointee.position = 0
         switch kind {
         case .record:
-            values.loadRow()
+            values.pointee.loadRow()
             return try T(from: self)
         case .rawValue:
             do {

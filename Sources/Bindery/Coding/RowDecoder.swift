@@ -48,8 +48,8 @@ final class RowDecoder: Decoder {
     /// decoded and moves on when it starts and ends; ``RowGenerations/kept`` moves on when the reused
     /// keyed container was kept past its row.
     let generations: RowGenerations.Counters
-    /// The current row's values, in memory shared with the keyed containers (see ColumnValues/Shared).
-    let values: ColumnValues.Shared
+    /// The current row's values, behind a pointer for the same reason.
+    let values: UnsafeMutablePointer<ColumnValues>
     var lookup: [String: (column: Int32, position: Int)] = [:]
     var columnTable: RowColumns?
     /// The keys that matched several columns, in the order met (see ``ambiguousColumn``).
@@ -128,7 +128,8 @@ final class RowDecoder: Decoder {
         }
         self.order = .allocate(capacity: 1)
         self.order.initialize(to: KeyOrder())
-        self.values = ColumnValues.Shared.make(handle: handle, count: columnCount)
+        self.values = .allocate(capacity: 1)
+        self.values.initialize(to: ColumnValues(handle: handle, count: columnCount))
         self.generations = RowGenerations.Counters.take()
     }
 
@@ -136,7 +137,8 @@ final class RowDecoder: Decoder {
         generations.giveBack()
         order.deinitialize(count: 1)
         order.deallocate()
-        values.free()
+        values.deinitialize(count: 1)
+        values.deallocate()
     }
 
     /// The decoder attached to `statement` for `T`, or a new one attached in its place; `scoping` says
@@ -181,7 +183,7 @@ final class RowDecoder: Decoder {
     @inline(__always)
     private func endRow() {
         generations.advanceRow()
-        values.endRow()
+        values.pointee.endRow()
         if order.pointee.container.wasKept() {
             dropKeptContainer()
         }
