@@ -120,15 +120,6 @@ import Testing
         #expect(KeyTagTable.tag(of: Tagged.b) == 1)
     }
 
-    @Test func aTagTableRemembersAnIndexPerKeyAndStartsUnknown() {
-        enum Tagged: CodingKey { case a, b, c }
-        let table = KeyTagTable()
-        #expect(table.entries[Tagged.a] == KeyTagTable.unknown)
-        table.entries[Tagged.b] = 7
-        #expect(table.entries[Tagged.b] == 7)
-        #expect(table.entries[Tagged.a] == KeyTagTable.unknown && table.entries[Tagged.c] == KeyTagTable.unknown)
-    }
-
     enum Small: UInt8 { case first = 7, second }
     struct Pair { var flag: Bool; var small: Int8 }
 

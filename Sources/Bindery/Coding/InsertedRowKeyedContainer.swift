@@ -13,16 +13,16 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private let generation: RowGenerations.Stamp
     private let current: UnsafeMutablePointer<InsertedRowDecoder.Current>
     /// Slots by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
-    private let tags: KeyTagTable.Entries?
+    private let tags: UnsafeMutablePointer<Int32>?
     var codingPath: [any CodingKey] { [] }
 
     /// A container reading `decoder`'s rows while `generation` is current.
-    init(decoder: InsertedRowDecoder, tags: KeyTagTable?, generation: RowGenerations.Stamp) {
+    init(decoder: InsertedRowDecoder, tags: UnsafeMutablePointer<Int32>?, generation: RowGenerations.Stamp) {
         self.decoderReference = Unmanaged.passUnretained(decoder)
         self.row = decoder.row
         self.generation = generation
         self.current = decoder.current
-        self.tags = tags?.entries
+        self.tags = tags
     }
 
     /// The decoder, once the container was found valid.
@@ -34,12 +34,13 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         guard let tags else {
             return row.existingSlot(forKey: key.stringValue) ?? -1
         }
-        let known = tags[key]
+        let tag = KeyTagTable.tag(of: key)
+        let known = tags[tag]
         if known != KeyTagTable.unknown {
             return Int(known)
         }
         let slot = row.existingSlot(forKey: key.stringValue) ?? -1
-        tags[key] = Int32(slot)
+        tags[tag] = Int32(slot)
         return slot
     }
 

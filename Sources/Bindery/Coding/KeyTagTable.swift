@@ -4,39 +4,19 @@
 ///
 /// The byte determines the key's whole value, so equal bytes are equal keys and have the same
 /// `stringValue`; the first look-up of each tag goes through the string path and is remembered.
-///
-/// A container holds the table's ``Entries``, not the table: a counted reference would be copied
-/// with the container on every call. Safety: this file is the only one that names the entries'
-/// memory. The table is kept with the container it was made for (in its ``ContainerSlot``), and a
-/// container reads its entries only after its ``RowGenerations/Stamp`` says the slot still holds it:
-/// a container kept past the slot's drop is refused before it reaches the entries. Every index is a
-/// tag, a byte: always within the 256 entries.
 final class KeyTagTable {
     /// Marks a tag not looked up yet.
     static let unknown: Int32 = -2
     /// The indexes, 256 of them; valid as long as the table lives.
-    let entries: Entries
-
-    /// The table's indexes by key, as its container holds them (see the type's safety note).
-    struct Entries {
-        fileprivate let base: UnsafeMutablePointer<Int32>
-
-        /// The index remembered for `key` (of a taggable key type), or ``KeyTagTable/unknown``.
-        @inline(__always)
-        subscript<Key: CodingKey>(key: Key) -> Int32 {
-            get { base[KeyTagTable.tag(of: key)] }
-            nonmutating set { base[KeyTagTable.tag(of: key)] = newValue }
-        }
-    }
+    let entries: UnsafeMutablePointer<Int32>
 
     init() {
-        let base = UnsafeMutablePointer<Int32>.allocate(capacity: 256)
-        base.initialize(repeating: KeyTagTable.unknown, count: 256)
-        entries = Entries(base: base)
+        entries = .allocate(capacity: 256)
+        entries.initialize(repeating: KeyTagTable.unknown, count: 256)
     }
 
     deinit {
-        entries.base.deallocate()
+        entries.deallocate()
     }
 
     /// Whether keys of `type` can be looked up by tag: keys of at most one byte.
@@ -50,10 +30,17 @@ final class KeyTagTable {
         MemoryLayout<Key>.size <= 1
     }
 
-    /// The tag of a key of a taggable type: a byte, 0 to 255.
+    /// The tag of a key of a taggable type.
     @inline(__always)
     static func tag<Key: CodingKey>(of key: Key) -> Int {
         // A one-byte key is reinterpreted as its byte; a key of no size has one value, tag 0.
         MemoryLayout<Key>.size == 1 ? Int(unsafeBitCast(key, to: UInt8.self)) : 0
+    }
+
+    /// The index remembered for `tag`, or ``unknown``.
+    @inline(__always)
+    subscript(tag: Int) -> Int32 {
+        get { entries[tag] }
+        set { entries[tag] = newValue }
     }
 }

@@ -13,7 +13,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// The row's values, for the fast paths that read a column straight from SQLite.
     private let values: UnsafeMutablePointer<ColumnValues>
     /// Columns by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
-    private let tags: KeyTagTable.Entries?
+    private let tags: UnsafeMutablePointer<Int32>?
     var codingPath: [any CodingKey] { [] }
 
     init(decoder: RowDecoder, tags: KeyTagTable?, generation: RowGenerations.Stamp) {
@@ -44,12 +44,13 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         guard let tags else {
             return decoder.column(for: key.stringValue)
         }
-        let known = tags[key]
+        let tag = KeyTagTable.tag(of: key)
+        let known = tags[tag]
         if known != KeyTagTable.unknown {
             return known
         }
         let column = decoder.column(for: key.stringValue)
-        tags[key] = column
+        tags[tag] = column
         return column
     }
 
@@ -68,7 +69,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func knownValue(_ key: Key) -> OpaquePointer? {
         guard let tags, isValid else { return nil }
-        return values.pointee.knownValue(tags[key])
+        return values.pointee.knownValue(tags[KeyTagTable.tag(of: key)])
     }
 
     /// An INTEGER column that fits in `T`, or nil for anything else (which the slow path explains).

@@ -11,7 +11,7 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     private let row: EncodedRow
     private let values: ValueEncoder
     /// Slots by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
-    private let tags: KeyTagTable.Entries?
+    private let tags: UnsafeMutablePointer<Int32>?
     /// The counter that says whether the container is still valid, and the value it must hold.
     private let generation: RowGenerations.Stamp
     var codingPath: [any CodingKey] { [] }
@@ -48,11 +48,12 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     private func set(_ value: SQLiteValue, _ key: Key) throws {
         try checkValid(key)
         if let tags {
-            let known = tags[key]
+            let tag = KeyTagTable.tag(of: key)
+            let known = tags[tag]
             if known >= 0 {
                 row.set(value, taggedSlot: Int(known))
             } else {
-                tags[key] = Int32(row.set(value, forKey: key.stringValue))
+                tags[tag] = Int32(row.set(value, forKey: key.stringValue))
             }
         } else {
             row.set(value, forKey: key.stringValue)
