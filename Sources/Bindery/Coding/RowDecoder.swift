@@ -37,9 +37,11 @@ final class RowDecoder: Decoder {
     /// read for every field, they must not pay for the exclusivity checks of a class's stored `var`s.
     struct KeyOrder {
         var position = 0
-        /// The keyed container of the first key type asked for, reused row after row while no decoded
-        /// value keeps it, with its tag table.
-        var container = ContainerSlot<DecodingContainers>()
+        /// Whether the reused keyed container was handed out since the last row ended.
+        var handedOut = false
+        /// The reused keyed container's counted reference (see ``ContainerBox/reference``); nil when
+        /// there is none or it cannot be checked.
+        var containerReference: UnsafeMutablePointer<AnyObject>?
         var keys: [String] = []
         var columns: [Int32] = []
     }
@@ -51,6 +53,12 @@ final class RowDecoder: Decoder {
     /// The current row's values, behind a pointer for the same reason.
     let values: UnsafeMutablePointer<ColumnValues>
     var lookup: [String: (column: Int32, position: Int)] = [:]
+    /// The keyed container of the first key type asked for, reused row after row while no decoded value
+    /// keeps it.
+    private var containerCache: AnyObject?
+    private var cachedKeyType: ObjectIdentifier?
+    /// The tag table of that key type's container, when its keys are plain enum cases.
+    private var keyTags: KeyTagTable?
     var columnTable: RowColumns?
     /// The keys that matched several columns, in the order met (see ``ambiguousColumn``).
     var ambiguousKeys: [(key: String, name: String, positions: [Int])] = []
@@ -184,8 +192,11 @@ final class RowDecoder: Decoder {
     private func endRow() {
         generations.advanceRow()
         values.pointee.endRow()
-        if order.pointee.container.wasKept() {
-            dropKeptContainer()
+        if order.pointee.handedOut {
+            order.pointee.handedOut = false
+            if !ContainerBox<Void>.isUnshared(order.pointee.containerReference) {
+                dropKeptContainer()
+            }
         }
     }
 
@@ -194,7 +205,10 @@ final class RowDecoder: Decoder {
     @inline(never)
     private func dropKeptContainer() {
         generations.advanceKept()
-        order.pointee.container.drop()
+        order.pointee.containerReference = nil
+        containerCache = nil
+        cachedKeyType = nil
+        keyTags = nil
     }
 
     /// Whether a row is being decoded.
@@ -219,8 +233,9 @@ final class RowDecoder: Decoder {
         // The container holds no state of its own (it reads the decoder's), so the one made for the
         // first row serves every row while no decoded value keeps it: no allocation and no generic
         // metadata look-up per row.
-        if let container = order.pointee.container.reuse(keyedBy: Key.self) {
-            return container
+        if let cached = containerCache, cachedKeyType == ObjectIdentifier(Key.self) {
+            order.pointee.handedOut = true
+            return unsafeDowncast(cached, to: ContainerBox<KeyedDecodingContainer<Key>>.self).value()
         }
         return makeContainer(keyedBy: Key.self)
     }
@@ -232,14 +247,19 @@ final class RowDecoder: Decoder {
         // Only the container that is kept gets a tag table, which is kept with it: the container holds
         // nothing but a pointer into the table, so a table made for a container that is not kept would
         // be freed while the container still writes to it.
-        let reused = order.pointee.container.isEmpty
+        let reused = containerCache == nil
         let tags = KeyTagTable.isTaggable(Key.self) && reused ? KeyTagTable() : nil
         // The reused container is valid until a decoded value keeps it; any other one, until its row ends.
         let counter = generations.stamp(reused: reused)
         let container = KeyedDecodingContainer(
             RowKeyedDecodingContainer<Key>(decoder: self, tags: tags, generation: counter))
         if reused {
-            order.pointee.container.keep(container, tags: tags)
+            let box = ContainerBox(container)
+            containerCache = box
+            order.pointee.containerReference = box.reference
+            order.pointee.handedOut = true
+            cachedKeyType = ObjectIdentifier(Key.self)
+            keyTags = tags
         }
         return container
     }
