@@ -6,17 +6,19 @@
 struct RowEncoderHandle: Encoder {
     private let core: RowEncoderCore
     /// The core's row counter, and the value it holds while the value is encoded.
-    private let generation: RowGenerations.Stamp
+    private let generation: UnsafeMutablePointer<UInt64>
+    private let expected: UInt64
 
-    /// A handle on `core` for the value it encodes now, valid while `generation` is current.
-    init(core: RowEncoderCore, generation: RowGenerations.Stamp) {
+    /// A handle on `core` for the value it encodes now, valid while `generation` holds its present value.
+    init(core: RowEncoderCore, generation: UnsafeMutablePointer<UInt64>) {
         self.core = core
         self.generation = generation
+        self.expected = generation.pointee
     }
 
     /// Whether the value the handle was made for is still being encoded.
     @inline(__always)
-    private var isValid: Bool { generation.isCurrent }
+    private var isValid: Bool { generation.pointee == expected }
 
     var codingPath: [any CodingKey] { [] }
 
