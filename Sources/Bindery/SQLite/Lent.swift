@@ -22,7 +22,8 @@
 ///   its attachment (an insert plan), which only the call that uses the statement replaces.
 /// - **For how long.** A `Lent` is never stored beyond the call that lends it, except as the memo of
 ///   its owner (``ExtensionStore``, ``StatementCache``, ``RecordContext``), which drops the memo
-///   when it lets the object go.
+///   when it lets the object go, and in the keyed container of the inserted-row decoder, which reads
+///   its decoder's row of values only after its row counter says the decoder is on that row.
 /// - **What retires it.** The owner: the statement's `release`, the end of the last extension lend,
 ///   the context's own deinitialization.
 ///
