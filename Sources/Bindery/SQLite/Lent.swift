@@ -57,12 +57,6 @@ struct Lent<Object: AnyObject> {
         reference.takeUnretainedValue()
     }
 
-    /// Whether both lend the same object.
-    @inline(__always)
-    func isSame(as other: Lent<Object>) -> Bool {
-        reference.toOpaque() == other.reference.toOpaque()
-    }
-
     /// The same object lent as a `T`, when it is exactly of class `T` (not a subclass): recognised by
     /// comparing classes, without the runtime's cast.
     @inline(__always)
