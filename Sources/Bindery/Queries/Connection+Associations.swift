@@ -12,10 +12,7 @@ extension Connection {
     /// The collation of `column` of `table` (`BINARY`, `NOCASE` …); nil when there is no such column
     /// (the statement that names it then fails, naming it).
     func columnCollation(table: String, column: String) -> String? {
-        var collation: UnsafePointer<CChar>?
-        let code = sqlite3_table_column_metadata(handle, nil, table, column, nil, &collation, nil, nil, nil)
-        guard code == SQLITE_OK, let collation else { return nil }
-        return String(cString: collation)
+        SQLiteMemory.collation(ofColumn: column, table: table, in: handle)
     }
 
     /// The key columns of `descriptor` on this connection's schema.

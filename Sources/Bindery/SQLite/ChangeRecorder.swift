@@ -24,8 +24,8 @@ import CSQLite
 /// ``Connection/openChangeRecorder(tables:)``, which keeps a weak reference to it and calls
 /// ``close()`` (which removes the hook) before `sqlite3_close_v2`; `deinit` closes a recorder still
 /// open. The hook runs on the connection's thread, inside the statement that changes a row. The
-/// values' bytes (`UnsafeRawBufferPointer` over `sqlite3_value_text`/`_blob`) are copied inside the
-/// hook, while SQLite keeps the `sqlite3_value`s it hands out valid, and never kept.
+/// values' bytes are copied inside the hook (by ``SQLiteMemory/appendBytes(of:_:to:prefix:)``), while
+/// SQLite keeps the `sqlite3_value`s it hands out valid, and never kept.
 final class ChangeRecorder {
     /// A recorded table's columns, as the layer above reads them when the changeset is made.
     struct Layout: Equatable {
@@ -83,6 +83,8 @@ final class ChangeRecorder {
     let tables: [String]
     /// Their names as C strings, for the hook to compare with the name SQLite gives it.
     private let cNames: [[CChar]]
+    /// The name of the main schema, the one whose changes are recorded.
+    private static let mainSchema = Array("main".utf8CString)
     /// Whether changes are recorded now (off while sync applies changes that came from elsewhere).
     var isEnabled = true
     /// The records of every change, one after the other (taken out and given back by the hook and by
@@ -125,7 +127,9 @@ final class ChangeRecorder {
             { context, database, operation, schema, table, _, _ in
                 guard let context, let database, let schema, let table else { return }
                 CallbackContext.object(context, as: ChangeRecorder.self)
-                    .record(operation, schema: schema, table: table, on: database)
+                    .record(
+                        operation, schema: CallbackContext.Name(schema), table: CallbackContext.Name(table),
+                        on: database)
             }, CallbackContext.pointer(to: self))
         guard code == SQLITE_OK else {
             throw SQLiteError(code: .misuse, message: "the preupdate hook could not be set", sql: nil)
@@ -166,10 +170,10 @@ final class ChangeRecorder {
 
     /// Records one change SQLite is about to make (called by the hook).
     private func record(
-        _ operation: Int32, schema: UnsafePointer<CChar>, table: UnsafePointer<CChar>, on database: OpaquePointer
+        _ operation: Int32, schema: CallbackContext.Name, table: CallbackContext.Name, on database: OpaquePointer
     ) {
-        guard isEnabled, sqlite3_stricmp(schema, "main") == 0 else { return }
-        guard let index = cNames.firstIndex(where: { sqlite3_stricmp(table, $0) == 0 }) else { return }
+        guard isEnabled, schema.isSameIgnoringCase(as: Self.mainSchema) else { return }
+        guard let index = cNames.firstIndex(where: { table.isSameIgnoringCase(as: $0) }) else { return }
         let columnCount = Int(bindery_preupdate_count(database))
         var operation = operation
         let isBlobWrite = operation == SQLITE_DELETE && bindery_preupdate_blobwrite(database) >= 0
@@ -186,16 +190,14 @@ final class ChangeRecorder {
         var failure: SQLiteError?
         let start = buffer.count
         if operation != SQLITE_INSERT {
-            Self.appendRecord(
-                columnCount, from: database, using: bindery_preupdate_old, storesUTF8, to: &buffer, &failure)
+            Self.appendRecord(columnCount, from: database, old: true, storesUTF8, to: &buffer, &failure)
         }
         let middle = buffer.count
         if isBlobWrite {
             // The new record is read again with every other row when the changeset is made.
             buffer.append(contentsOf: buffer[start..<middle])
         } else if operation != SQLITE_DELETE {
-            Self.appendRecord(
-                columnCount, from: database, using: bindery_preupdate_new, storesUTF8, to: &buffer, &failure)
+            Self.appendRecord(columnCount, from: database, old: false, storesUTF8, to: &buffer, &failure)
         }
         if let failure, self.failure == nil {
             self.failure = failure
@@ -207,15 +209,16 @@ final class ChangeRecorder {
                 schemaChanges: status.schemaChanges))
     }
 
-    /// Appends the `columnCount` values `read` gives (`sqlite3_preupdate_old` or `_new`) as a record.
+    /// Appends the `columnCount` values of the row before the change (`old`: `sqlite3_preupdate_old`)
+    /// or after it (`sqlite3_preupdate_new`) as a record.
     private static func appendRecord(
-        _ columnCount: Int, from database: OpaquePointer,
-        using read: (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Int32, _ storesUTF8: Bool,
+        _ columnCount: Int, from database: OpaquePointer, old: Bool, _ storesUTF8: Bool,
         to bytes: inout [UInt8], _ failure: inout SQLiteError?
     ) {
         for column in 0..<Int32(columnCount) {
             var value: OpaquePointer?
-            let code = read(database, column, &value)
+            let code =
+                old ? bindery_preupdate_old(database, column, &value) : bindery_preupdate_new(database, column, &value)
             guard code == SQLITE_OK, let value else {
                 failure = SQLiteError(
                     code: SQLiteError.Code(rawValue: code), message: "a changed row could not be read", sql: nil)
@@ -238,37 +241,29 @@ final class ChangeRecorder {
             bytes.append(ChangesetEncoding.real)
             ChangesetEncoding.appendBigEndian(sqlite3_value_double(value).bitPattern, to: &bytes)
         case SQLITE_TEXT where storesUTF8:
-            // The stored UTF-8 bytes (`sqlite3_value_blob` of a TEXT value), then their count.
-            let text = sqlite3_value_blob(value)
-            let count = Int(sqlite3_value_bytes(value))
-            appendLengthPrefixed(ChangesetEncoding.text, text, count, to: &bytes, &failure)
+            // The stored UTF-8 bytes (`sqlite3_value_blob` of a TEXT value).
+            appendLengthPrefixed(ChangesetEncoding.text, value, .stored, to: &bytes, &failure)
         case SQLITE_TEXT:
-            // `sqlite3_value_text` first, then its length in bytes (SQLite's documented order).
-            let text = sqlite3_value_text(value)
-            let count = Int(sqlite3_value_bytes(value))
-            appendLengthPrefixed(ChangesetEncoding.text, UnsafeRawPointer(text), count, to: &bytes, &failure)
+            appendLengthPrefixed(ChangesetEncoding.text, value, .utf8Text, to: &bytes, &failure)
         case SQLITE_BLOB:
-            let blob = sqlite3_value_blob(value)
-            let count = Int(sqlite3_value_bytes(value))
-            appendLengthPrefixed(ChangesetEncoding.blob, blob, count, to: &bytes, &failure)
+            appendLengthPrefixed(ChangesetEncoding.blob, value, .stored, to: &bytes, &failure)
         default:
             bytes.append(ChangesetEncoding.null)
         }
     }
 
+    /// Appends `type`, the byte count of `value` as a varint, then its bytes read as `kind` says.
     private static func appendLengthPrefixed(
-        _ type: UInt8, _ pointer: UnsafeRawPointer?, _ count: Int, to bytes: inout [UInt8],
+        _ type: UInt8, _ value: OpaquePointer, _ kind: SQLiteMemory.ValueBytes, to bytes: inout [UInt8],
         _ failure: inout SQLiteError?
     ) {
-        bytes.append(type)
-        ChangesetEncoding.appendVarint(UInt64(count), to: &bytes)
-        guard count > 0 else { return }
-        guard let pointer else {
+        let read = SQLiteMemory.appendBytes(of: value, kind, to: &bytes) { count, bytes in
+            bytes.append(type)
+            ChangesetEncoding.appendVarint(UInt64(count), to: &bytes)
+        }
+        if !read {
             // A value with bytes and no pointer to them: SQLite ran out of memory converting it.
             failure = SQLiteError(code: .noMemory, message: "a changed row's value could not be read", sql: nil)
-            bytes.append(contentsOf: repeatElement(0, count: count))
-            return
         }
-        bytes.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count))
     }
 }

@@ -49,10 +49,7 @@ struct ChangesetConflict {
             self.init(kind: .foreignKey(count: Int(count)), table: "", operation: 0, old: [], new: [], current: [])
             return
         }
-        var name: UnsafePointer<CChar>?
-        var columns: Int32 = 0
-        var operation: Int32 = 0
-        _ = bindery_changeset_op(iterator, &name, &columns, &operation)
+        let (table, columns, operation) = SQLiteMemory.changesetOperation(iterator)
         let kind: Kind
         switch code {
         case BINDERY_CHANGESET_DATA: kind = .data
@@ -60,20 +57,26 @@ struct ChangesetConflict {
         case BINDERY_CHANGESET_CONFLICT: kind = .conflict
         default: kind = .constraint
         }
-        func read(_ reader: (OpaquePointer, Int32, UnsafeMutablePointer<OpaquePointer?>) -> Int32) throws
-            -> [SQLiteValue?]
-        {
+        /// The values of the row SQLite's iterator holds: the old row, the new one, or the current one.
+        enum Row { case old, new, current }
+        func read(_ row: Row) throws -> [SQLiteValue?] {
             try (0..<columns).map { column in
                 var value: OpaquePointer?
-                guard reader(iterator, column, &value) == SQLITE_OK, let value else { return nil }
+                let code =
+                    switch row {
+                    case .old: bindery_changeset_old(iterator, column, &value)
+                    case .new: bindery_changeset_new(iterator, column, &value)
+                    case .current: bindery_changeset_conflict(iterator, column, &value)
+                    }
+                guard code == SQLITE_OK, let value else { return nil }
                 return try SQLiteValue(value: value)
             }
         }
         self.init(
-            kind: kind, table: name.map { String(cString: $0) } ?? "", operation: operation,
-            old: operation == SQLITE_INSERT ? [] : try read(bindery_changeset_old),
-            new: operation == SQLITE_DELETE ? [] : try read(bindery_changeset_new),
-            current: kind == .data || kind == .conflict ? try read(bindery_changeset_conflict) : [])
+            kind: kind, table: table, operation: operation,
+            old: operation == SQLITE_INSERT ? [] : try read(.old),
+            new: operation == SQLITE_DELETE ? [] : try read(.new),
+            current: kind == .data || kind == .conflict ? try read(.current) : [])
     }
 
     init(
@@ -102,19 +105,16 @@ extension SQLiteValue {
         case SQLITE_FLOAT:
             self = .real(sqlite3_value_double(value))
         case SQLITE_TEXT, SQLITE_BLOB:
-            let pointer = type == SQLITE_TEXT ? UnsafeRawPointer(sqlite3_value_text(value)) : sqlite3_value_blob(value)
-            let count = Int(sqlite3_value_bytes(value))
-            guard let pointer else {
-                guard count == 0 else {
-                    throw SQLiteError(
-                        code: .noMemory, extendedCode: SQLITE_NOMEM,
-                        message: "SQLite could not allocate the memory to read a changeset's value (out of memory)")
-                }
-                self = type == SQLITE_TEXT ? .text("") : .blob(Data())
-                return
+            let read: SQLiteValue? =
+                type == SQLITE_TEXT
+                ? SQLiteMemory.string(ofValue: value).map { .text($0) }
+                : SQLiteMemory.data(ofValue: value).map { .blob($0) }
+            guard let read else {
+                throw SQLiteError(
+                    code: .noMemory, extendedCode: SQLITE_NOMEM,
+                    message: "SQLite could not allocate the memory to read a changeset's value (out of memory)")
             }
-            let bytes = UnsafeRawBufferPointer(start: pointer, count: count)
-            self = type == SQLITE_TEXT ? .text(String(decoding: bytes, as: UTF8.self)) : .blob(Data(bytes))
+            self = read
         default:
             self = .null
         }

@@ -35,48 +35,45 @@ extension Connection {
             try turnOnQueryOnly()
         }
         let bytes = Array(script.utf8)
-        try script.withCString { start in
-            var offset = 0
-            while offset < bytes.count {
-                var statement: OpaquePointer?
-                var tail: UnsafePointer<CChar>?
-                let code = sqlite3_prepare_v3(handle, start + offset, -1, 0, &statement, &tail)
-                guard code == SQLITE_OK else {
-                    sqlite3_finalize(statement)
-                    let sql = Connection.statementText(bytes, from: offset, to: Connection.end(of: start, offset))
-                    throw explainingUntrustedSchema(
-                        explainingDoubleQuotedStrings(
-                            SQLiteError(database: handle, resultCode: code, sql: sql), sql: sql))
-                }
-                let end = tail.map { $0 - start } ?? bytes.count
-                guard let statement else {
-                    // Only white space and comments were left.
-                    guard end > offset else { break }
-                    offset = end
-                    continue
-                }
-                defer { sqlite3_finalize(statement) }
-                let sql = Connection.statementText(bytes, from: offset, to: end)
-                try checkUsable(sql: sql)
-                let control = transactionDepth > 0 ? TransactionControl(sql: bytes[offset..<end]) : .none
-                if control != .none {
-                    try Connection.checkControl(control, sql: sql, savepoints: scopeSavepoints, inScript: true)
-                }
-                if TransactionControl.changesSchema(sql: bytes[offset..<end]) {
-                    noteSchemaChange()
-                }
-                var result = sqlite3_step(statement)
-                while result == SQLITE_ROW { result = sqlite3_step(statement) }
-                guard result == SQLITE_DONE else {
-                    status.possibleUndos &+= 1
-                    throw SQLiteError(database: handle, resultCode: result, sql: sql)
-                }
-                if case .rollbackTo = control {
-                    status.possibleUndos &+= 1
-                }
-                Connection.track(control, in: &scopeSavepoints)
-                offset = end
+        var offset = 0
+        while offset < bytes.count {
+            let prepared = SQLiteMemory.prepare(handle, script, from: offset, flags: 0)
+            let code = prepared.code
+            guard code == SQLITE_OK else {
+                sqlite3_finalize(prepared.statement)
+                let sql = Connection.statementText(bytes, from: offset, to: Connection.end(of: bytes, offset))
+                throw explainingUntrustedSchema(
+                    explainingDoubleQuotedStrings(
+                        SQLiteError(database: handle, resultCode: code, sql: sql), sql: sql))
             }
+            let end = prepared.end
+            guard let statement = prepared.statement else {
+                // Only white space and comments were left.
+                guard end > offset else { break }
+                offset = end
+                continue
+            }
+            defer { sqlite3_finalize(statement) }
+            let sql = Connection.statementText(bytes, from: offset, to: end)
+            try checkUsable(sql: sql)
+            let control = transactionDepth > 0 ? TransactionControl(sql: bytes[offset..<end]) : .none
+            if control != .none {
+                try Connection.checkControl(control, sql: sql, savepoints: scopeSavepoints, inScript: true)
+            }
+            if TransactionControl.changesSchema(sql: bytes[offset..<end]) {
+                noteSchemaChange()
+            }
+            var result = sqlite3_step(statement)
+            while result == SQLITE_ROW { result = sqlite3_step(statement) }
+            guard result == SQLITE_DONE else {
+                status.possibleUndos &+= 1
+                throw SQLiteError(database: handle, resultCode: result, sql: sql)
+            }
+            if case .rollbackTo = control {
+                status.possibleUndos &+= 1
+            }
+            Connection.track(control, in: &scopeSavepoints)
+            offset = end
         }
     }
 
@@ -135,19 +132,15 @@ extension Connection {
         return String(decoding: slice[first..<last], as: UTF8.self)
     }
 
-    /// The end of the statement that starts `offset` bytes into the NUL-terminated `text`, for a
-    /// statement that failed to prepare: the first semicolon after which the text is a complete
-    /// statement (`sqlite3_complete`, which knows the semicolons inside a trigger's body), or the end.
-    static func end(of text: UnsafePointer<CChar>, _ offset: Int) -> Int {
-        var candidate: [CChar] = []
+    /// The end of the statement that starts at `offset` of the script's UTF-8 `bytes`, for a statement
+    /// that failed to prepare: the first semicolon after which the text is a complete statement
+    /// (`sqlite3_complete`, which knows the semicolons inside a trigger's body), or the end.
+    static func end(of bytes: [UInt8], _ offset: Int) -> Int {
         var index = offset
-        while text[index] != 0 {
-            candidate.append(text[index])
+        while index < bytes.count {
             index += 1
-            if candidate.last == CChar(UInt8(ascii: ";")),
-                (candidate + [0]).withUnsafeBufferPointer({ pointer in
-                    pointer.baseAddress.map { sqlite3_complete($0) != 0 } ?? false
-                })
+            if bytes[index - 1] == UInt8(ascii: ";"),
+                sqlite3_complete(String(decoding: bytes[offset..<index], as: UTF8.self)) != 0
             {
                 return index
             }

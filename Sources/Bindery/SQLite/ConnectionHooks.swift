@@ -123,7 +123,7 @@ final class ConnectionHooks {
             handle,
             { context, _, _, table, _ in
                 guard let context, let table else { return }
-                CallbackContext.object(context, as: ConnectionHooks.self).rowChanged(in: table)
+                CallbackContext.object(context, as: ConnectionHooks.self).rowChanged(in: CallbackContext.Name(table))
             }, context)
         sqlite3_commit_hook(
             handle,
@@ -167,7 +167,7 @@ final class ConnectionHooks {
             { context, action, first, second, _, _ in
                 guard let context else { return SQLITE_OK }
                 return CallbackContext.object(context, as: ConnectionHooks.self)
-                    .authorize(action, first, second)
+                    .authorize(action, first.map(CallbackContext.Name.init), second.map(CallbackContext.Name.init))
             }, CallbackContext.pointer(to: self))
     }
 
@@ -184,20 +184,20 @@ final class ConnectionHooks {
     /// `SQLITE_IGNORE` where that only changes how SQLite does the work): this authorizer observes,
     /// it never denies.
     private func authorize(
-        _ action: Int32, _ first: UnsafePointer<CChar>?, _ second: UnsafePointer<CChar>?
+        _ action: Int32, _ first: CallbackContext.Name?, _ second: CallbackContext.Name?
     ) -> Int32 {
         switch action {
         case SQLITE_READ:
             if readRegion != nil, let first {
-                readRegion?.insert(cString: first)
+                readRegion?.insert(first)
             }
         case SQLITE_INSERT, SQLITE_UPDATE:
             if isTrackingChanges, let first {
-                preparedWrites.insert(cString: first)
+                preparedWrites.insert(first)
             }
         case SQLITE_DELETE:
             if isTrackingChanges, let first {
-                preparedWrites.insert(cString: first)
+                preparedWrites.insert(first)
                 // SQLITE_IGNORE turns the truncate optimization off for this DELETE, so the update
                 // hook sees every row. Never for SQLite's own tables, nor for the table a DROP drops:
                 // DROP TABLE, DROP INDEX and the like check SQLITE_DELETE on sqlite_master, and DROP
@@ -205,24 +205,24 @@ final class ConnectionHooks {
                 // would silently do nothing.
                 let isDrop = droppingTable
                 droppingTable = false
-                if !isDrop, sqlite3_strnicmp(first, "sqlite_", 7) != 0 {
+                if !isDrop, !first.hasPrefixIgnoringCase("sqlite_") {
                     return SQLITE_IGNORE
                 }
             }
             return SQLITE_OK
         case SQLITE_CREATE_TABLE, SQLITE_CREATE_TEMP_TABLE:
             if isTrackingChanges, let first {
-                preparedWrites.insert(cString: first)
+                preparedWrites.insert(first)
             }
         case SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW, SQLITE_DROP_VTABLE:
             if isTrackingChanges, let first {
-                preparedWrites.insert(cString: first)
+                preparedWrites.insert(first)
                 droppingTable = true
                 return SQLITE_OK
             }
         case SQLITE_ALTER_TABLE:
             if isTrackingChanges, let second {
-                preparedWrites.insert(cString: second)
+                preparedWrites.insert(second)
             }
         default:
             break
@@ -231,12 +231,12 @@ final class ConnectionHooks {
         return SQLITE_OK
     }
 
-    private func rowChanged(in table: UnsafePointer<CChar>) {
+    private func rowChanged(in table: CallbackContext.Name) {
         settle()
-        if let lastUpdatedTable, lastUpdatedTable.withCString({ strcmp($0, table) }) == 0 {
+        if let lastUpdatedTable, table.isSame(as: lastUpdatedTable) {
             return
         }
-        let name = String(cString: table)
+        let name = table.string
         open.insert(name)
         lastUpdatedTable = name
     }

@@ -26,9 +26,9 @@ struct DatabaseRegion: Sendable, Hashable {
         tables.insert(DatabaseRegion.normalized(name))
     }
 
-    /// Adds the table named by the C string `name`.
-    mutating func insert(cString name: UnsafePointer<CChar>) {
-        insert(String(cString: name))
+    /// Adds the table named `name` in a callback.
+    mutating func insert(_ name: CallbackContext.Name) {
+        insert(name.string)
     }
 
     /// Adds every table of `other`.

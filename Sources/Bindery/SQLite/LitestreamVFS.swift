@@ -50,14 +50,10 @@ enum LitestreamVFS {
             defer { sqlite3_close_v2(boot) }
             var setting: Int32 = 0
             _ = bindery_db_config_flag(boot, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 1, &setting)
-            // SQLite's error message, allocated with sqlite3_malloc: copied below, then freed once.
-            var error: UnsafeMutablePointer<CChar>?
-            let code = bindery_load_extension(boot, path, entryPoint, &error)
+            let (code, message) = SQLiteMemory.loadExtension(boot, path: path, entryPoint: entryPoint)
             _ = bindery_db_config_flag(boot, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, &setting)
             // Even a failed entry point may have installed its automatic extension.
             sqlite3_reset_auto_extension()
-            let message = error.map { String(cString: $0) }
-            sqlite3_free(error)
             guard code == SQLITE_OK else {
                 throw LoadError(message: message ?? String(cString: sqlite3_errstr(code)))
             }

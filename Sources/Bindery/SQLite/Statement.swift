@@ -64,18 +64,13 @@ final class Statement {
     /// status is `status`.
     init(database: OpaquePointer, status: ConnectionStatus, sql: String, persistent: Bool) throws {
         try Statement.checkNoNUL(in: sql)
-        var statement: OpaquePointer?
-        var hasMore = false
         let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
-        let code = sql.withCString { text -> Int32 in
-            // The tail points into this temporary C string: it must be read inside the closure.
-            var tail: UnsafePointer<CChar>?
-            let code = sqlite3_prepare_v3(database, text, -1, flags, &statement, &tail)
-            if code == SQLITE_OK, statement != nil, let tail {
-                hasMore = Statement.hasStatement(database: database, text: tail)
-            }
-            return code
-        }
+        let prepared = SQLiteMemory.prepare(database, sql, from: 0, flags: flags)
+        let code = prepared.code
+        let statement = prepared.statement
+        let hasMore =
+            code == SQLITE_OK && statement != nil
+            && Statement.hasStatement(database: database, sql: sql, from: prepared.end)
         guard code == SQLITE_OK else {
             sqlite3_finalize(statement)
             throw SQLiteError(database: database, resultCode: code, sql: sql)
@@ -120,19 +115,18 @@ final class Statement {
         }
     }
 
-    /// Whether `text` holds anything but white space, comments and semicolons.
-    private static func hasStatement(database: OpaquePointer, text: UnsafePointer<CChar>) -> Bool {
-        var rest: UnsafePointer<CChar>? = text
-        while let current = rest, current.pointee != 0 {
-            var statement: OpaquePointer?
-            var tail: UnsafePointer<CChar>?
-            let code = sqlite3_prepare_v3(database, current, -1, 0, &statement, &tail)
-            sqlite3_finalize(statement)
-            if code != SQLITE_OK || statement != nil {
+    /// Whether `sql` holds anything but white space, comments and semicolons from UTF-8 offset `offset`.
+    private static func hasStatement(database: OpaquePointer, sql: String, from offset: Int) -> Bool {
+        var offset = offset
+        let count = sql.utf8.count
+        while offset < count {
+            let prepared = SQLiteMemory.prepare(database, sql, from: offset, flags: 0)
+            sqlite3_finalize(prepared.statement)
+            if prepared.code != SQLITE_OK || prepared.statement != nil {
                 return true
             }
-            rest = tail
-            if tail == current { break }
+            if prepared.end <= offset { break }
+            offset = prepared.end
         }
         return false
     }
@@ -241,23 +235,21 @@ final class Statement {
     /// The value in column `index` as text; invalid UTF-8 is repaired with U+FFFD.
     @inline(__always)
     func string(at index: Int32) throws -> String {
-        guard let text = sqlite3_column_text(handle, index) else {
+        guard let text = SQLiteMemory.string(column: index, of: handle) else {
             return try Statement.emptyOrNoMemory(
                 "", handle, column: index, byteCount: sqlite3_column_bytes(handle, index))
         }
-        let count = Int(sqlite3_column_bytes(handle, index))
-        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+        return text
     }
 
     /// The bytes of column `index`.
     @inline(__always)
     func data(at index: Int32) throws -> Data {
-        guard let bytes = sqlite3_column_blob(handle, index) else {
+        guard let bytes = SQLiteMemory.data(column: index, of: handle) else {
             return try Statement.emptyOrNoMemory(
                 Data(), handle, column: index, byteCount: sqlite3_column_bytes(handle, index))
         }
-        let count = Int(sqlite3_column_bytes(handle, index))
-        return Data(bytes: bytes, count: count)
+        return bytes
     }
 
     /// The value in column `index` of the current row.
