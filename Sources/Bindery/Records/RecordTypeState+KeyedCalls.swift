@@ -81,10 +81,8 @@ extension RecordTypeState {
     @inline(__always)
     func updatePlan(for row: EncodedRow) throws -> UpdatePlan {
         if let plan = lastUpdate, row === encoder.row, row.presentSlotsEqual(plan.present) {
-            try plan.keySlots.withUnsafeBufferPointer { slots in
-                for index in slots.indices where !row.isNonNull(slots[index]) {
-                    throw RecordError.missingPrimaryKey(table: tableName, column: primaryKey[index])
-                }
+            for (index, slot) in plan.keySlots.enumerated() where !row.isNonNull(slot) {
+                throw RecordError.missingPrimaryKey(table: tableName, column: primaryKey[index])
             }
             return plan
         }
