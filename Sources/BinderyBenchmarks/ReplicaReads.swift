@@ -1,5 +1,6 @@
 import Bindery
 import Foundation
+import NorthwindFixture
 
 /// A read replica (`Database.replica(of:)`): Northwind's `Orders` fetched through Litestream's VFS from a
 /// `file://` replica, beside the same fetch from the local file. It needs `litestream` and the VFS
@@ -29,15 +30,9 @@ enum ReplicaReads {
 
         // Litestream replicates WAL databases: the copy is switched to WAL, then synced once.
         let local = try Database(path: primary, options: .init(checkpointing: .leftToReplicator))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: litestream)
-        process.arguments = ["replicate", "-once", "-config", configuration]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw BenchmarkError.mismatch("litestream replicate -once exited with \(process.terminationStatus)")
+        let status = try Tool.run(litestream, ["replicate", "-once", "-config", configuration]).status
+        guard status == 0 else {
+            throw BenchmarkError.mismatch("litestream replicate -once exited with \(status)")
         }
         let remote = try await Database.replica(of: replica, extensionPath: vfs)
         var localCount = 0

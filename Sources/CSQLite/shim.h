@@ -190,4 +190,99 @@ static inline int bindery_load_extension(sqlite3 *db, const char *file, const ch
 #endif
 }
 
+// MARK: Child processes (ChildProcess.swift)
+//
+// Foundation's Process.run() on Linux (swift-corelibs-foundation up to Swift 6.3) reads each entry of
+// /proc/self/fd with a 256-byte copy of `d_name`, past the end of glibc's buffer: the process crashes
+// now and then with SIGSEGV (swiftlang/swift-corelibs-foundation#5472). Bindery starts processes with
+// posix_spawn here instead, on every platform.
+
+#include <errno.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#if defined(__linux__)
+// glibc 2.34 and later; declared weak so that the package links against an older one (every descriptor
+// is then inherited but 0, 1 and 2's replacements).
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *, int) __attribute__((weak));
+#endif
+
+// Starts the program at `path` with the `argc` arguments in `args` (each NUL-terminated, one after the
+// other, the program's name first) and the `envc` entries ("NAME=value", the same way) in `env`, with
+// `in`, `out` and `err` as its standard input, output and error, every other descriptor closed, no
+// signal blocked and every signal's action the default. Returns 0 and the child's id in `pid`, or an
+// errno value (the program could not be started: nothing runs).
+static inline int bindery_spawn(
+    const char *path, const char *args, int argc, const char *env, int envc, int in, int out, int err, int *pid) {
+    char **argv = calloc((size_t)argc + 1, sizeof(char *));
+    char **envp = calloc((size_t)envc + 1, sizeof(char *));
+    if (!argv || !envp) {
+        free(argv);
+        free(envp);
+        return ENOMEM;
+    }
+    for (int i = 0; i < argc; i++, args += strlen(args) + 1) argv[i] = (char *)args;
+    for (int i = 0; i < envc; i++, env += strlen(env) + 1) envp[i] = (char *)env;
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    int code = posix_spawn_file_actions_init(&actions);
+    if (code == 0) {
+        code = posix_spawnattr_init(&attributes);
+        if (code == 0) {
+            short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+#if defined(__APPLE__)
+            flags |= POSIX_SPAWN_CLOEXEC_DEFAULT;
+#endif
+            sigset_t none, all;
+            sigemptyset(&none);
+            sigfillset(&all);
+            sigdelset(&all, SIGKILL);
+            sigdelset(&all, SIGSTOP);
+            posix_spawnattr_setsigmask(&attributes, &none);
+            posix_spawnattr_setsigdefault(&attributes, &all);
+            posix_spawnattr_setflags(&attributes, flags);
+            posix_spawn_file_actions_adddup2(&actions, in, 0);
+            posix_spawn_file_actions_adddup2(&actions, out, 1);
+            posix_spawn_file_actions_adddup2(&actions, err, 2);
+#if defined(__linux__)
+            if (posix_spawn_file_actions_addclosefrom_np) {
+                posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+            }
+#endif
+            pid_t child = 0;
+            code = posix_spawn(&child, path, &actions, &attributes, argv, envp);
+            if (code == 0) *pid = (int)child;
+            posix_spawnattr_destroy(&attributes);
+        }
+        posix_spawn_file_actions_destroy(&actions);
+    }
+    free(argv);
+    free(envp);
+    return code;
+}
+
+// Waits until the child `pid` has ended, without collecting it (it stays a zombie, so that its id is not
+// given to another process before bindery_collect). Returns 0, or an errno value.
+static inline int bindery_wait_for_end(int pid) {
+    siginfo_t info;
+    while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) != 0) {
+        if (errno != EINTR) return errno;
+    }
+    return 0;
+}
+
+// Collects the ended child `pid`: its exit status, 128 + the signal that ended it, or -1.
+static inline int bindery_collect(int pid) {
+    int status = 0;
+    while (waitpid((pid_t)pid, &status, 0) < 0) {
+        if (errno != EINTR) return -1;
+    }
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return -1;
+}
+
 #endif

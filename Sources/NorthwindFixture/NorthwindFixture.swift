@@ -64,25 +64,19 @@ public enum NorthwindFixture {
 
     /// The text of the gzip file at `path`, from the `gzip` command every Linux and macOS system has.
     private static func decompress(_ path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["gzip", "-dc", path]
-        let output = Pipe()
-        process.standardOutput = output
+        let outcome: Tool.Outcome
         do {
-            try process.run()
+            outcome = try Tool.run("/usr/bin/env", ["gzip", "-dc", path])
         } catch {
             throw Failure(
                 description:
                     "cannot start gzip to expand \(path) (\(error)); under valgrind, which keeps it from starting, "
                     + "expand it first (gzip -dc \(path) | sqlite3 /tmp/northwind.sqlite) and pass --northwind PATH")
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, !data.isEmpty else {
-            throw Failure(description: "gzip -dc \(path) failed with status \(process.terminationStatus)")
+        guard outcome.status == 0, !outcome.output.isEmpty else {
+            throw Failure(description: "gzip -dc \(path) failed with status \(outcome.status)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: outcome.output, as: UTF8.self)
     }
 
     /// Runs `script` (the dump, which is one transaction) into a new database at `path`.

@@ -42,21 +42,14 @@ import Testing
 
     /// A running `bindery-lock-helper` that holds `BEGIN EXCLUSIVE` on a database until released.
     private final class LockHolder: Sendable {
-        let process: Process
-        let input: Pipe
-        let output: Pipe
+        let process: TestProcess
 
         /// Starts the helper on `path` and waits until it reports that it holds the lock.
         init(path: String) async throws {
-            process = Process()
-            input = Pipe()
-            output = Pipe()
-            process.executableURL = try DatabaseBusyTests.helperURL()
-            process.arguments = [path, "30"]
-            process.standardInput = input
-            process.standardOutput = output
-            try process.run()
-            let reader = output.fileHandleForReading
+            process = try TestProcess(try DatabaseBusyTests.helperURL().path, [path, "30"], input: true)
+            guard let reader = process.output?.fileHandleForReading else {
+                throw HelperError(description: "bindery-lock-helper has no output")
+            }
             let line: String = await withCheckedContinuation { continuation in
                 DispatchQueue.global().async {
                     var text = ""
@@ -69,21 +62,15 @@ import Testing
                 }
             }
             guard line.hasPrefix("locked") else {
-                process.terminate()
+                process.stop()
                 throw HelperError(description: "bindery-lock-helper did not take the lock: \(line)")
             }
         }
 
         /// Closes the helper's input, so that it commits and exits; returns its exit status.
         func release() async -> Int32 {
-            try? input.fileHandleForWriting.close()
-            let process = self.process
-            return await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    process.waitUntilExit()
-                    continuation.resume(returning: process.terminationStatus)
-                }
-            }
+            try? process.input?.fileHandleForWriting.close()
+            return await process.child.exitStatus()
         }
     }
 

@@ -274,14 +274,9 @@ import Testing
 
     /// Runs `litestream replicate -once` with `configuration`: one sync of the database to its replica.
     static func replicateOnce(_ litestream: String, configuration: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: litestream)
-        process.arguments = ["replicate", "-once", "-config", configuration]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
+        let status = try TestProcess(litestream, ["replicate", "-once", "-config", configuration], capture: false)
+            .finish().status
+        try #require(status == 0)
     }
 
     @Test(.enabled(if: litestream != nil, "no litestream: run scripts/replication-test, or set BINDERY_LITESTREAM"))

@@ -43,21 +43,11 @@ import Testing
                     "\(executable) is missing: install it (apt-get install -y sqlite3 python3); "
                     + "this test cannot be skipped")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let (status, data, errorData) = try TestProcess.run(executable, arguments)
+        guard status == 0 else {
             throw ToolFailure(
                 description:
-                    "\(executable) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): "
+                    "\(executable) \(arguments.joined(separator: " ")) exited with \(status): "
                     + String(decoding: errorData, as: UTF8.self))
         }
         return String(decoding: data, as: UTF8.self)

@@ -35,21 +35,16 @@ import Testing
 
     /// A running helper and what it printed.
     private final class Helper {
-        let process = Process()
-        let output = Pipe()
-        let errors = Pipe()
+        let process: TestProcess
         private var printed = Data()
 
         init(executable: URL, path: String) throws {
-            process.executableURL = executable
-            process.arguments = [path]
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
+            process = try TestProcess(executable.path, [path])
         }
 
         /// Waits until the helper printed its first line (`ready`: the database is open) or ended.
         func waitUntilReady() {
+            guard let output = process.output else { return }
             while !printed.contains(UInt8(ascii: "\n")) {
                 let chunk = output.fileHandleForReading.availableData
                 guard !chunk.isEmpty else { return }
@@ -59,11 +54,10 @@ import Testing
 
         /// Waits for the process; returns its status, the identifiers it applied and its standard error.
         func finish() -> (status: Int32, applied: [String], errors: String) {
-            printed += output.fileHandleForReading.readDataToEndOfFile()
-            let err = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            let (status, rest, err) = process.finish()
+            printed += rest
             let lines = String(decoding: printed, as: UTF8.self).split(separator: "\n").map(String.init)
-            return (process.terminationStatus, lines.filter { $0 != "ready" }, String(decoding: err, as: UTF8.self))
+            return (status, lines.filter { $0 != "ready" }, String(decoding: err, as: UTF8.self))
         }
     }
 

@@ -62,16 +62,10 @@ import Testing
 
     /// What `sqlite3 -readonly -separator '|' …` prints, one array of fields per line.
     static func shell(_ sql: String, extraArguments: [String] = []) throws -> [[String]] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: sqlite3Path)
-        process.arguments = ["-readonly", "-batch", "-separator", "|"] + extraArguments + [try databasePath, sql]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ToolFailure(description: "sqlite3 exited with \(process.terminationStatus) for \(sql)")
+        let (status, data, _) = try TestProcess.run(
+            sqlite3Path, ["-readonly", "-batch", "-separator", "|"] + extraArguments + [try databasePath, sql])
+        guard status == 0 else {
+            throw ToolFailure(description: "sqlite3 exited with \(status) for \(sql)")
         }
         return String(decoding: data, as: UTF8.self).split(separator: "\n")
             .map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }

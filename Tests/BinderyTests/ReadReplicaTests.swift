@@ -110,15 +110,9 @@ import Testing
             try DatabaseRestoreTests.replicateOnce(litestream, configuration: configuration)
         }
 
-        /// `litestream replicate`, running until the process is terminated.
-        func startReplicating() throws -> Process {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: litestream)
-            process.arguments = ["replicate", "-config", configuration]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            return process
+        /// `litestream replicate`, running until it is stopped.
+        func startReplicating() throws -> TestProcess {
+            try TestProcess(litestream, ["replicate", "-config", configuration], capture: false)
         }
 
         /// Opens the replica through the VFS.
@@ -240,7 +234,7 @@ import Testing
             let primary = try await Primary.make(in: directory, monitor: "100ms", sync: "200ms")
             defer { Task { try? await primary.database.close() } }
             let replicator = try primary.startReplicating()
-            defer { replicator.terminate() }
+            defer { replicator.stop() }
             let replica = try await primary.openReplica(pollInterval: 0.2)
             var counts = replica.observe { conn in try conn.count(Book.self) }.removeDuplicates().makeAsyncIterator()
             #expect(try await counts.next() == 5)
@@ -320,7 +314,7 @@ import Testing
             let primary = try await Primary.make(in: directory, monitor: "100ms", sync: "200ms", level1: "1s")
             defer { Task { try? await primary.database.close() } }
             let replicator = try primary.startReplicating()
-            defer { replicator.terminate() }
+            defer { replicator.stop() }
             let replica = try await primary.openReplica(pollInterval: 0.2)
             let started = Date()
             var written = 5
