@@ -166,8 +166,9 @@ import Testing
                     let before = try conn.count(Entry.self)  // the read's snapshot starts here
                     timeline.record("read started")
                     startedSignal.yield()
-                    // The read stays open until the write has committed (or 10 s, if it never does).
-                    let sawWrite = writeDone.wait(timeout: .now() + 10) == .success
+                    // The read stays open until the write has committed (or 60 s, if it never does: the
+                    // write goes through the cooperative pool, which the whole suite loads on 2 cores).
+                    let sawWrite = writeDone.wait(timeout: .now() + 60) == .success
                     let after = try conn.count(Entry.self)
                     timeline.record("read finished")
                     return (before, after, sawWrite)

@@ -590,8 +590,9 @@ enum DatabaseTestSupport {
             let read = Task {
                 try await db.read { conn in
                     startedSignal.yield()
-                    // Held until the test has called close().
-                    guard release.wait(timeout: .now() + 10) == .success else { throw CancellationError() }
+                    // Held until the test has called close() (60 s at most: the test gets there through the
+                    // cooperative pool, which the whole suite loads on 2 cores).
+                    guard release.wait(timeout: .now() + 60) == .success else { throw CancellationError() }
                     return try conn.count(Book.self)
                 }
             }

@@ -66,13 +66,9 @@ extension ChangeRecorder {
             case ChangesetEncoding.text, ChangesetEncoding.blob:
                 var start = position + 1
                 _ = ChangesetEncoding.varint(in: buffer, at: &start)
-                code = buffer.withUnsafeBytes { bytes in
-                    let pointer = bytes.baseAddress.map { $0 + start }
-                    let count = Int32(end - start)
-                    return buffer[position] == ChangesetEncoding.text
-                        ? sqlite3_bind_text(statement, parameter, pointer, count, bindery_sqlite_transient())
-                        : sqlite3_bind_blob(statement, parameter, pointer, count, bindery_sqlite_transient())
-                }
+                code = SQLiteMemory.bindBytes(
+                    buffer, start..<end, asText: buffer[position] == ChangesetEncoding.text, to: statement,
+                    at: parameter)
             default:
                 code = sqlite3_bind_null(statement, parameter)
             }

@@ -45,17 +45,15 @@ extension Connection {
         try withoutActuallyEscaping(resolve) { resolve in
             let context = ChangesetApplyContext(resolve: resolve)
             var bytes = changeset
-            let code = bytes.withUnsafeMutableBytes { buffer in
-                // Safety: SQLite reads `buffer` and calls the handler only during this call, and the
-                // unretained `context` lives until the call returns (it is used below).
-                bindery_changeset_apply(
-                    handle, Int32(buffer.count), buffer.baseAddress,
-                    { context, kind, iterator in
-                        guard let context, let iterator else { return BINDERY_CHANGESET_ABORT }
-                        return CallbackContext.object(context, as: ChangesetApplyContext.self)
-                            .handle(kind: kind, iterator: iterator)
-                    }, CallbackContext.pointer(to: context))
-            }
+            // SQLite reads the bytes and calls the handler only during this call, and the unretained
+            // `context` lives until the call returns (it is used below).
+            let code = bindery_changeset_apply(
+                handle, Int32(bytes.count), &bytes,
+                { context, kind, iterator in
+                    guard let context, let iterator else { return BINDERY_CHANGESET_ABORT }
+                    return CallbackContext.object(context, as: ChangesetApplyContext.self)
+                        .handle(kind: kind, iterator: iterator)
+                }, CallbackContext.pointer(to: context))
             if let error = context.error {
                 throw error
             }

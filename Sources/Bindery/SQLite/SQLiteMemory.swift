@@ -1,9 +1,9 @@
 import CSQLite
 import Foundation
 
-/// The SQLite layer's one reader of memory across SQLite's C boundary: the text and bytes of columns
-/// and values, the tail SQLite leaves after preparing a statement, and the C strings it allocates for
-/// answers and error messages. Everything else in the layer hands SQLite Swift strings and arrays
+/// The SQLite layer's one reader and writer of memory across SQLite's C boundary: the text and bytes
+/// of columns and values, the bytes of bound text and blobs, the tail SQLite leaves after preparing a
+/// statement, and the C strings it allocates for answers and error messages. Everything else in the layer hands SQLite Swift strings and arrays
 /// through the compiler's bridging and gets Swift values back from here.
 ///
 /// Safety: a pointer SQLite returns is valid until the next call on the same statement or value (for
@@ -80,6 +80,52 @@ enum SQLiteMemory {
         }
         bytes.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count))
         return true
+    }
+
+    // MARK: Bound values
+
+    /// Binds `value`'s UTF-8 as TEXT to parameter `index` of `statement` (copied by SQLite, NUL bytes
+    /// included); SQLite's result code.
+    @inline(__always)
+    static func bindText(_ value: String, to statement: OpaquePointer, at index: Int32) -> Int32 {
+        var value = value
+        return value.withUTF8 { bytes -> Int32 in
+            guard let base = bytes.baseAddress, bytes.count > 0 else {
+                return sqlite3_bind_text(statement, index, "", 0, bindery_sqlite_transient())
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
+                sqlite3_bind_text64(
+                    statement, index, chars, sqlite3_uint64(bytes.count), bindery_sqlite_transient(),
+                    UInt8(SQLITE_UTF8))
+            }
+        }
+    }
+
+    /// Binds `value` as a BLOB to parameter `index` of `statement` (copied by SQLite; empty is an empty
+    /// blob, not NULL); SQLite's result code.
+    @inline(__always)
+    static func bindBlob(_ value: Data, to statement: OpaquePointer, at index: Int32) -> Int32 {
+        value.withUnsafeBytes { bytes -> Int32 in
+            guard let base = bytes.baseAddress, bytes.count > 0 else {
+                return sqlite3_bind_zeroblob(statement, index, 0)
+            }
+            return sqlite3_bind_blob64(statement, index, base, sqlite3_uint64(bytes.count), bindery_sqlite_transient())
+        }
+    }
+
+    /// Binds the bytes of `buffer` in `range` (inside it) as TEXT or a BLOB to parameter `index` of
+    /// `statement` (copied by SQLite); SQLite's result code.
+    static func bindBytes(
+        _ buffer: [UInt8], _ range: Range<Int>, asText: Bool, to statement: OpaquePointer, at index: Int32
+    ) -> Int32 {
+        guard range.lowerBound >= 0, range.upperBound <= buffer.count else { return SQLITE_RANGE }
+        return buffer.withUnsafeBytes { bytes in
+            let pointer = bytes.baseAddress.map { $0 + range.lowerBound }
+            let count = Int32(range.count)
+            return asText
+                ? sqlite3_bind_text(statement, index, pointer, count, bindery_sqlite_transient())
+                : sqlite3_bind_blob(statement, index, pointer, count, bindery_sqlite_transient())
+        }
     }
 
     // MARK: SQL text

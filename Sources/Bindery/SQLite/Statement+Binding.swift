@@ -50,31 +50,14 @@ extension Statement {
     @inline(__always)
     func bind(_ value: String, at index: Int32) throws {
         holdsCopies = true
-        var value = value
-        let code = value.withUTF8 { bytes -> Int32 in
-            guard let base = bytes.baseAddress, bytes.count > 0 else {
-                return sqlite3_bind_text(handle, index, "", 0, bindery_sqlite_transient())
-            }
-            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
-                sqlite3_bind_text64(
-                    handle, index, chars, sqlite3_uint64(bytes.count), bindery_sqlite_transient(),
-                    UInt8(SQLITE_UTF8))
-            }
-        }
-        try check(code, index: index)
+        try check(SQLiteMemory.bindText(value, to: handle, at: index), index: index)
     }
 
     /// Binds a BLOB; an empty `Data` is an empty blob, not NULL.
     @inline(__always)
     func bind(_ value: Data, at index: Int32) throws {
         holdsCopies = true
-        let code = value.withUnsafeBytes { bytes -> Int32 in
-            guard let base = bytes.baseAddress, bytes.count > 0 else {
-                return sqlite3_bind_zeroblob(handle, index, 0)
-            }
-            return sqlite3_bind_blob64(handle, index, base, sqlite3_uint64(bytes.count), bindery_sqlite_transient())
-        }
-        try check(code, index: index)
+        try check(SQLiteMemory.bindBlob(value, to: handle, at: index), index: index)
     }
 
     @inline(__always)
