@@ -84,14 +84,12 @@ extension RowDecoder {
         guard sqlite3_value_type(value) == SQLITE_TEXT else {
             throw mismatch(String.self, column: column, expected: "TEXT")
         }
-        guard let text = sqlite3_value_text(value) else {
+        switch UTF8Text.string(of: value) {
+        case .value(let string): return string
+        case .noBytes:
             return try Statement.emptyOrNoMemory("", handle, column: column, byteCount: sqlite3_value_bytes(value))
+        case .unreadable: throw invalidText(column: column)
         }
-        let count = Int(sqlite3_value_bytes(value))
-        guard let string = UTF8Text.string(UnsafeBufferPointer(start: text, count: count)) else {
-            throw invalidText(column: column)
-        }
-        return string
     }
 
     func data(_ column: Int32) throws -> Data {
@@ -114,15 +112,14 @@ extension RowDecoder {
         }
         switch type {
         case SQLITE_TEXT:
-            guard let text = sqlite3_value_text(value) else {
+            switch UTF8Text.date(of: value) {
+            case .value(let date): return date
+            case .noBytes:
                 try Statement.emptyOrNoMemory((), handle, column: column, byteCount: sqlite3_value_bytes(value))
-                break
+            case .unreadable:
+                throw outOfRange(
+                    Date.self, column: column, expected: "a date in a form SQLite's date functions read")
             }
-            let count = Int(sqlite3_value_bytes(value))
-            if let date = SQLiteDate.date(fromUTF8: UnsafeBufferPointer(start: text, count: count)) {
-                return date
-            }
-            throw outOfRange(Date.self, column: column, expected: "a date in a form SQLite's date functions read")
         case SQLITE_INTEGER, SQLITE_FLOAT:
             let number = sqlite3_value_double(value)
             switch options.dateStrategy {
@@ -232,10 +229,7 @@ extension RowDecoder {
         switch sqlite3_column_type(handle, column) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
-        case SQLITE_TEXT:
-            guard let text = sqlite3_column_text(handle, column) else { return .text("") }
-            let count = Int(sqlite3_column_bytes(handle, column))
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_TEXT: return .text(UTF8Text.lossyString(column: column, of: handle))
         case SQLITE_BLOB: return .blob((try? data(column)) ?? Data())
         default: return .null
         }

@@ -141,24 +141,23 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func fastString(_ value: OpaquePointer?, _ column: Int32) throws -> String? {
         guard let value, sqlite3_value_type(value) == SQLITE_TEXT else { return nil }
-        guard let text = sqlite3_value_text(value) else {
+        switch UTF8Text.string(of: value) {
+        case .value(let string): return string
+        case .noBytes:
             return try Statement.emptyOrNoMemory(
                 "", decoder.handle, column: column, byteCount: sqlite3_value_bytes(value))
+        case .unreadable: throw decoder.invalidText(column: column)
         }
-        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
-        guard let string = UTF8Text.string(bytes) else {
-            throw decoder.invalidText(column: column)
-        }
-        return string
     }
 
     /// TEXT with its bytes at hand, or nil for anything else, TEXT that is not valid UTF-8 included
     /// (which the slow path explains).
     @inline(__always)
     private func knownString(_ value: OpaquePointer) -> String? {
-        guard sqlite3_value_type(value) == SQLITE_TEXT, let text = sqlite3_value_text(value) else { return nil }
-        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
-        return UTF8Text.string(bytes)
+        guard sqlite3_value_type(value) == SQLITE_TEXT, case .value(let string) = UTF8Text.string(of: value) else {
+            return nil
+        }
+        return string
     }
 
     @inline(__always)
