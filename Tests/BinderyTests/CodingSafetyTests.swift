@@ -26,6 +26,27 @@ import Testing
         #expect(throws: DecodingError.self) { try ExactCast.decoded(Int64(1), as: Double.self) }
     }
 
+    // MARK: RowGenerations
+
+    @Test func aStampIsCurrentOnlyUntilItsCounterMovesOn() {
+        let counters = RowGenerations.Counters.take()
+        #expect(!counters.isInRow)
+        counters.advanceRow()
+        #expect(counters.isInRow)
+        let row = counters.rowStamp
+        let kept = counters.keptStamp
+        #expect(row.isCurrent && kept.isCurrent)
+        #expect(!row.refused.isCurrent)
+        counters.advanceRow()
+        #expect(!row.isCurrent && kept.isCurrent && !counters.isInRow)
+        counters.advanceKept()
+        #expect(!kept.isCurrent)
+        // Given back, the counters move on: a stamp taken before never reads as current again.
+        let last = counters.stamp(reused: true)
+        counters.giveBack()
+        #expect(!last.isCurrent)
+    }
+
     // MARK: ContainerBox
 
     struct Keyed: Decodable {

@@ -50,7 +50,7 @@ final class InsertedRowDecoder: Decoder {
     let current: UnsafeMutablePointer<Current>
     /// The decoder's counters (see ``RowGenerations``): ``RowGenerations/row`` is odd while a row is
     /// decoded; a container made for one row refuses to read once it has moved on.
-    let generations: UnsafeMutablePointer<UInt64>
+    let generations: RowGenerations.Counters
     /// The keyed container of the first key type asked for, reused record after record while no
     /// decoded value keeps it (as ``RowDecoder`` reuses its own), and its counted reference.
     private var containerCache: AnyObject?
@@ -74,11 +74,11 @@ final class InsertedRowDecoder: Decoder {
         }
         self.current = .allocate(capacity: 1)
         self.current.initialize(to: Current())
-        self.generations = RowGenerations.take()
+        self.generations = RowGenerations.Counters.take()
     }
 
     deinit {
-        RowGenerations.giveBack(generations)
+        generations.giveBack()
         current.deinitialize(count: 1)
         current.deallocate()
     }
@@ -93,7 +93,7 @@ final class InsertedRowDecoder: Decoder {
         }
         guard !decodesColumns else { throw GaveUp() }
         current.pointee = Current(slots: slots, slotCount: count, rowid: rowid)
-        generations[RowGenerations.row] &+= 1
+        generations.advanceRow()
         defer { endRow() }
         do {
             let value = try T(from: self)
@@ -117,7 +117,7 @@ final class InsertedRowDecoder: Decoder {
     /// dropped if a decoded value kept it.
     @inline(__always)
     private func endRow() {
-        generations[RowGenerations.row] &+= 1
+        generations.advanceRow()
         current.pointee.slots = nil
         current.pointee.slotCount = 0
         if current.pointee.handedOut {
@@ -125,7 +125,7 @@ final class InsertedRowDecoder: Decoder {
             if let reference = containerReference, isKnownUniquelyReferenced(&reference.pointee) {
                 return
             }
-            generations[RowGenerations.kept] &+= 1
+            generations.advanceKept()
             containerReference = nil
             containerCache = nil
             cachedKeyType = nil
@@ -134,7 +134,7 @@ final class InsertedRowDecoder: Decoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard generations[RowGenerations.row] & 1 == 1 else {
+        guard generations.isInRow else {
             throw RowDecoder.expired("the inserted-row decoder")
         }
         if let cached = containerCache, cachedKeyType == ObjectIdentifier(Key.self) {
@@ -150,7 +150,7 @@ final class InsertedRowDecoder: Decoder {
     private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
         let reused = containerCache == nil
         let tags = KeyTagTable.isTaggable(Key.self) && reused ? KeyTagTable() : nil
-        let counter = generations + (reused ? RowGenerations.kept : RowGenerations.row)
+        let counter = generations.stamp(reused: reused)
         let container = KeyedDecodingContainer(
             InsertedRowKeyedContainer<Key>(decoder: self, tags: tags?.entries, generation: counter))
         if reused {
@@ -165,14 +165,14 @@ final class InsertedRowDecoder: Decoder {
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard generations[RowGenerations.row] & 1 == 1 else {
+        guard generations.isInRow else {
             throw RowDecoder.expired("the inserted-row decoder")
         }
         throw giveUp()
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        guard generations[RowGenerations.row] & 1 == 1 else {
+        guard generations.isInRow else {
             throw RowDecoder.expired("the inserted-row decoder")
         }
         throw giveUp()

@@ -49,7 +49,7 @@ final class RowDecoder: Decoder {
     /// The decoder's counters (see ``RowGenerations``): ``RowGenerations/row`` is odd while a row is
     /// decoded and moves on when it starts and ends; ``RowGenerations/kept`` moves on when the reused
     /// keyed container was kept past its row.
-    let generations: UnsafeMutablePointer<UInt64>
+    let generations: RowGenerations.Counters
     /// The current row's values, behind a pointer for the same reason.
     let values: UnsafeMutablePointer<ColumnValues>
     var lookup: [String: (column: Int32, position: Int)] = [:]
@@ -138,11 +138,11 @@ final class RowDecoder: Decoder {
         self.order.initialize(to: KeyOrder())
         self.values = .allocate(capacity: 1)
         self.values.initialize(to: ColumnValues(handle: handle, count: columnCount))
-        self.generations = RowGenerations.take()
+        self.generations = RowGenerations.Counters.take()
     }
 
     deinit {
-        RowGenerations.giveBack(generations)
+        generations.giveBack()
         order.deinitialize(count: 1)
         order.deallocate()
         values.deinitialize(count: 1)
@@ -179,7 +179,7 @@ final class RowDecoder: Decoder {
     /// Decodes a `T` from the statement's current row.
     @inline(__always)
     func decodeRow<T: Decodable>(_ type: T.Type) throws -> T {
-        generations[RowGenerations.row] &+= 1
+        generations.advanceRow()
         defer { endRow() }
         let kind = topLevelKind ?? RowDecoder.topLevelKind(of: T.self)
         topLevelKind = kind
@@ -190,7 +190,7 @@ final class RowDecoder: Decoder {
     /// refuse to read from now on. The reused keyed container is dropped if a decoded value kept it.
     @inline(__always)
     private func endRow() {
-        generations[RowGenerations.row] &+= 1
+        generations.advanceRow()
         values.pointee.endRow()
         if order.pointee.handedOut {
             order.pointee.handedOut = false
@@ -204,7 +204,7 @@ final class RowDecoder: Decoder {
     /// read, and the next row gets a new one.
     @inline(never)
     private func dropKeptContainer() {
-        generations[RowGenerations.kept] &+= 1
+        generations.advanceKept()
         order.pointee.containerReference = nil
         containerCache = nil
         cachedKeyType = nil
@@ -213,7 +213,7 @@ final class RowDecoder: Decoder {
 
     /// Whether a row is being decoded.
     @inline(__always)
-    var isInRow: Bool { generations[RowGenerations.row] & 1 == 1 }
+    var isInRow: Bool { generations.isInRow }
 
     /// The error for a container, or the decoder, used after the row it was made for.
     @inline(never)
@@ -250,7 +250,7 @@ final class RowDecoder: Decoder {
         let reused = containerCache == nil
         let tags = KeyTagTable.isTaggable(Key.self) && reused ? KeyTagTable() : nil
         // The reused container is valid until a decoded value keeps it; any other one, until its row ends.
-        let counter = generations + (reused ? RowGenerations.kept : RowGenerations.row)
+        let counter = generations.stamp(reused: reused)
         let container = KeyedDecodingContainer(
             RowKeyedDecodingContainer<Key>(decoder: self, tags: tags, generation: counter))
         if reused {

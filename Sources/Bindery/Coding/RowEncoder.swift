@@ -57,7 +57,7 @@ final class RowEncoderCore: Encoder {
     /// The core's counters (see ``RowGenerations``): ``RowGenerations/row`` is odd while a value is
     /// encoded and moves on when it starts and ends; ``RowGenerations/kept`` moves on when the reused
     /// keyed container was kept past its value.
-    private let generations = RowGenerations.take()
+    private let generations = RowGenerations.Counters.take()
     /// The keyed container of the first key type asked for, reused value after value while no
     /// `encode(to:)` keeps it.
     private var containerCache: AnyObject?
@@ -94,12 +94,12 @@ final class RowEncoderCore: Encoder {
     }
 
     deinit {
-        RowGenerations.giveBack(generations)
+        generations.giveBack()
     }
 
     /// Whether a value is being encoded through its `encode(to:)`.
     @inline(__always)
-    private var isEncoding: Bool { generations[RowGenerations.row] & 1 == 1 }
+    private var isEncoding: Bool { generations.isInRow }
 
     /// Encodes `value` into ``row``, replacing the previous row's values.
     func encodeRow<T: Encodable>(_ value: T) throws {
@@ -146,11 +146,11 @@ final class RowEncoderCore: Encoder {
         guard !encodesScalar else {
             throw Self.notARow(T.self, asked: "is stored as a single value")
         }
-        generations[RowGenerations.row] &+= 1
+        generations.advanceRow()
         defer { endValue() }
         try Self.encode(
             &UnsafeMutablePointer(mutating: pointer).pointee,
-            to: RowEncoderHandle(core: self, generation: generations + RowGenerations.row))
+            to: RowEncoderHandle(core: self, generation: generations.rowStamp))
         if let nonKeyedRequest {
             throw Self.notARow(T.self, asked: "encodes itself through \(nonKeyedRequest)")
         }
@@ -171,7 +171,7 @@ final class RowEncoderCore: Encoder {
     /// dropped if `encode(to:)` kept it.
     @inline(__always)
     private func endValue() {
-        generations[RowGenerations.row] &+= 1
+        generations.advanceRow()
         if handedOut {
             handedOut = false
             if !ContainerBox<Void>.isUnshared(containerReference) {
@@ -184,7 +184,7 @@ final class RowEncoderCore: Encoder {
     /// write, and the next value gets a new one.
     @inline(never)
     private func dropKeptContainer() {
-        generations[RowGenerations.kept] &+= 1
+        generations.advanceKept()
         containerReference = nil
         containerCache = nil
         cachedKeyType = Self.noKeyType
@@ -256,7 +256,7 @@ final class RowEncoderCore: Encoder {
             // Asked of an encoder kept past its value: the container refuses to write.
             return KeyedEncodingContainer(
                 RowKeyedEncodingContainer<Key>(
-                    core: self, tags: nil, generation: generations + RowGenerations.row, expired: true))
+                    core: self, tags: nil, generation: generations.rowStamp, expired: true))
         }
         // Only the container that is kept gets a tag table, which is kept with it: the container holds
         // nothing but a pointer into the table, so a table made for a container that is not kept would
@@ -265,7 +265,7 @@ final class RowEncoderCore: Encoder {
         let tags = KeyTagTable.isTaggable(Key.self) && reused ? KeyTagTable() : nil
         // The reused container is valid until an `encode(to:)` keeps it; any other one, until its value
         // ends.
-        let counter = generations + (reused ? RowGenerations.kept : RowGenerations.row)
+        let counter = generations.stamp(reused: reused)
         let container = KeyedEncodingContainer(
             RowKeyedEncodingContainer<Key>(core: self, tags: tags, generation: counter))
         if reused {

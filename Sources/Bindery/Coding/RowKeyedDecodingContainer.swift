@@ -9,25 +9,23 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     // away: a container kept past its row throws, and touches neither the decoder nor its memory.
     private let decoderReference: Unmanaged<RowDecoder>
     /// The counter that says whether the container is still valid, and the value it must hold.
-    private let generation: UnsafeMutablePointer<UInt64>
-    private let expected: UInt64
+    private let generation: RowGenerations.Stamp
     /// The row's values, for the fast paths that read a column straight from SQLite.
     private let values: UnsafeMutablePointer<ColumnValues>
     /// Columns by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
     private let tags: UnsafeMutablePointer<Int32>?
     var codingPath: [any CodingKey] { [] }
 
-    init(decoder: RowDecoder, tags: KeyTagTable?, generation: UnsafeMutablePointer<UInt64>) {
+    init(decoder: RowDecoder, tags: KeyTagTable?, generation: RowGenerations.Stamp) {
         self.decoderReference = Unmanaged.passUnretained(decoder)
         self.values = decoder.values
         self.tags = tags?.entries
         self.generation = generation
-        self.expected = generation.pointee
     }
 
     /// Whether the container may read: it was not kept past its row.
     @inline(__always)
-    private var isValid: Bool { generation.pointee == expected }
+    private var isValid: Bool { generation.isCurrent }
 
     /// Throws when the container was kept past its row.
     @inline(__always)
