@@ -88,7 +88,18 @@ import Testing
         #expect(KeyTagTable.isTaggable(Backed.self))
         #expect(!KeyTagTable.isTaggable(Named.self))
         #expect(!KeyTagTable.isTaggable(IndexKey.self))
-        #expect(KeyTagTable.tag(of: Tagged.b) == 1)
+        #expect(KeyTagTable.tag(of: Tagged.b).index == 1)
+    }
+
+    @Test func aTagTableRemembersAnIndexPerKeyAndStartsUnknown() {
+        enum Tagged: CodingKey { case a, b, c }
+        let table = KeyTagTable()
+        let (a, b, c) = (KeyTagTable.tag(of: Tagged.a), KeyTagTable.tag(of: Tagged.b), KeyTagTable.tag(of: Tagged.c))
+        #expect(a.index == 0 && b.index == 1 && c.index == 2)
+        #expect(table.entries[a] == KeyTagTable.unknown)
+        table.entries[b] = 7
+        #expect(table.entries[b] == 7)
+        #expect(table.entries[a] == KeyTagTable.unknown && table.entries[c] == KeyTagTable.unknown)
     }
 
     enum Small: UInt8 { case first = 7, second }

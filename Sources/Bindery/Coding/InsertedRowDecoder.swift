@@ -152,7 +152,7 @@ final class InsertedRowDecoder: Decoder {
         let tags = KeyTagTable.isTaggable(Key.self) && reused ? KeyTagTable() : nil
         let counter = generations.stamp(reused: reused)
         let container = KeyedDecodingContainer(
-            InsertedRowKeyedContainer<Key>(decoder: self, tags: tags?.entries, generation: counter))
+            InsertedRowKeyedContainer<Key>(decoder: self, tags: tags, generation: counter))
         if reused {
             let box = ContainerBox(container)
             containerCache = box

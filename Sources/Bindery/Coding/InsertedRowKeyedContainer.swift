@@ -16,16 +16,16 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private let generation: RowGenerations.Stamp
     private let current: UnsafeMutablePointer<InsertedRowDecoder.Current>
     /// Slots by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
-    private let tags: UnsafeMutablePointer<Int32>?
+    private let tags: KeyTagTable.Entries?
     var codingPath: [any CodingKey] { [] }
 
     /// A container reading `decoder`'s rows while `generation` is current.
-    init(decoder: InsertedRowDecoder, tags: UnsafeMutablePointer<Int32>?, generation: RowGenerations.Stamp) {
+    init(decoder: InsertedRowDecoder, tags: KeyTagTable?, generation: RowGenerations.Stamp) {
         self.decoderReference = Unmanaged.passUnretained(decoder)
         self.row = Lent(decoder.row)
         self.generation = generation
         self.current = decoder.current
-        self.tags = tags
+        self.tags = tags?.entries
     }
 
     /// The decoder, once the container was found valid.

@@ -13,7 +13,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// The row's values, for the fast paths that read a column straight from SQLite.
     private let values: UnsafeMutablePointer<ColumnValues>
     /// Columns by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
-    private let tags: UnsafeMutablePointer<Int32>?
+    private let tags: KeyTagTable.Entries?
     var codingPath: [any CodingKey] { [] }
 
     init(decoder: RowDecoder, tags: KeyTagTable?, generation: RowGenerations.Stamp) {

@@ -11,7 +11,7 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     private let row: EncodedRow
     private let values: ValueEncoder
     /// Slots by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
-    private let tags: UnsafeMutablePointer<Int32>?
+    private let tags: KeyTagTable.Entries?
     /// The counter that says whether the container is still valid, and the value it must hold.
     private let generation: RowGenerations.Stamp
     var codingPath: [any CodingKey] { [] }
