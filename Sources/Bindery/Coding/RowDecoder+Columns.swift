@@ -10,7 +10,7 @@ extension RowDecoder {
 
     @inline(__always)
     func isNull(_ column: Int32) -> Bool {
-        sqlite3_value_type(values.pointee.value(column)) == SQLITE_NULL
+        sqlite3_value_type(values.value(column)) == SQLITE_NULL
     }
 
     func int64<T>(_ column: Int32, as type: T.Type) throws -> Int64 {
@@ -29,7 +29,7 @@ extension RowDecoder {
 
     @inline(__always)
     func integer<T: FixedWidthInteger>(_ type: T.Type, _ column: Int32) throws -> T {
-        let value = values.pointee.value(column)
+        let value = values.value(column)
         if sqlite3_value_type(value) == SQLITE_INTEGER, let integer = T(exactly: sqlite3_value_int64(value)) {
             return integer
         }
@@ -48,7 +48,7 @@ extension RowDecoder {
 
     @inline(__always)
     func double<T>(_ column: Int32, as type: T.Type) throws -> Double {
-        let value = values.pointee.value(column)
+        let value = values.value(column)
         switch sqlite3_value_type(value) {
         case SQLITE_FLOAT: return sqlite3_value_double(value)
         case SQLITE_INTEGER: return Double(sqlite3_value_int64(value))
@@ -80,7 +80,7 @@ extension RowDecoder {
 
     @inline(__always)
     func string(_ column: Int32) throws -> String {
-        let value = values.pointee.value(column)
+        let value = values.value(column)
         guard sqlite3_value_type(value) == SQLITE_TEXT else {
             throw mismatch(String.self, column: column, expected: "TEXT")
         }
@@ -104,7 +104,7 @@ extension RowDecoder {
     }
 
     func date(_ column: Int32) throws -> Date {
-        let value = values.pointee.value(column)
+        let value = values.value(column)
         let type = sqlite3_value_type(value)
         if !usesTextDates, case .custom(_, let decode) = options.dateStrategy {
             guard type != SQLITE_NULL else { throw mismatch(Date.self, column: column, expected: "a date") }

@@ -9,7 +9,7 @@ extension RowDecoder {
         order.pointee.position = 0
         switch kind {
         case .record:
-            values.pointee.loadRow()
+            values.loadRow()
             return try T(from: self)
         case .rawValue:
             do {

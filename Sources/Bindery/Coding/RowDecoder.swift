@@ -50,8 +50,8 @@ final class RowDecoder: Decoder {
     /// decoded and moves on when it starts and ends; ``RowGenerations/kept`` moves on when the reused
     /// keyed container was kept past its row.
     let generations: RowGenerations.Counters
-    /// The current row's values, behind a pointer for the same reason.
-    let values: UnsafeMutablePointer<ColumnValues>
+    /// The current row's values, in memory shared with the keyed containers (see ColumnValues/Shared).
+    let values: ColumnValues.Shared
     var lookup: [String: (column: Int32, position: Int)] = [:]
     /// The keyed container of the first key type asked for, reused row after row while no decoded value
     /// keeps it.
@@ -136,8 +136,7 @@ final class RowDecoder: Decoder {
         }
         self.order = .allocate(capacity: 1)
         self.order.initialize(to: KeyOrder())
-        self.values = .allocate(capacity: 1)
-        self.values.initialize(to: ColumnValues(handle: handle, count: columnCount))
+        self.values = ColumnValues.Shared.make(handle: handle, count: columnCount)
         self.generations = RowGenerations.Counters.take()
     }
 
@@ -145,8 +144,7 @@ final class RowDecoder: Decoder {
         generations.giveBack()
         order.deinitialize(count: 1)
         order.deallocate()
-        values.deinitialize(count: 1)
-        values.deallocate()
+        values.free()
     }
 
     /// The decoder attached to `statement` for `T`, or a new one attached in its place; `scoping` says
@@ -191,7 +189,7 @@ final class RowDecoder: Decoder {
     @inline(__always)
     private func endRow() {
         generations.advanceRow()
-        values.pointee.endRow()
+        values.endRow()
         if order.pointee.handedOut {
             order.pointee.handedOut = false
             if !ContainerBox<Void>.isUnshared(order.pointee.containerReference) {

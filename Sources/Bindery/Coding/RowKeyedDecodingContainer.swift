@@ -11,7 +11,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// The counter that says whether the container is still valid, and the value it must hold.
     private let generation: RowGenerations.Stamp
     /// The row's values, for the fast paths that read a column straight from SQLite.
-    private let values: UnsafeMutablePointer<ColumnValues>
+    private let values: ColumnValues.Shared
     /// Columns by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
     private let tags: KeyTagTable.Entries?
     var codingPath: [any CodingKey] { [] }
@@ -59,7 +59,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func value(_ key: Key) throws -> (column: Int32, value: OpaquePointer?) {
         let column = try lookUp(key)
-        return (column, column >= 0 ? values.pointee.value(column) : nil)
+        return (column, column >= 0 ? values.value(column) : nil)
     }
 
     /// The value of `key`'s column on the fast path, or nil: the container is valid, `Key` has a tag
@@ -69,7 +69,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func knownValue(_ key: Key) -> OpaquePointer? {
         guard let tags, isValid else { return nil }
-        return values.pointee.knownValue(tags[KeyTagTable.tag(of: key)])
+        return values.knownValue(tags[KeyTagTable.tag(of: key)])
     }
 
     /// An INTEGER column that fits in `T`, or nil for anything else (which the slow path explains).
