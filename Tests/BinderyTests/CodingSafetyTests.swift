@@ -72,6 +72,35 @@ import Testing
         #expect(ContainerBox<Void>.isUnshared(nil) == false)
     }
 
+    @Test func aContainerSlotHandsItsContainerBackForItsOwnKeyTypeOnly() {
+        enum OtherKeys: CodingKey { case id }
+        let encoder = RowEncoderCore(options: CodingOptions())
+        var slot = ContainerSlot<EncodingContainers>()
+        #expect(slot.isEmpty)
+        slot.keep(encoder.container(keyedBy: Keyed.CodingKeys.self), tags: KeyTagTable())
+        #expect(!slot.isEmpty && slot.tags != nil)
+        // Another key type gets nothing, not the kept container reinterpreted.
+        let other = slot.reuse(keyedBy: OtherKeys.self)
+        #expect(other == nil)
+        // Handed out and not held elsewhere: not kept.
+        let reused = slot.reuse(keyedBy: Keyed.CodingKeys.self) != nil
+        #expect(reused)
+        var kept = slot.wasKept()
+        #expect(!kept)
+        // Handed out and held by a value: kept.
+        let held = slot.reuse(keyedBy: Keyed.CodingKeys.self)?.value()
+        kept = slot.wasKept()
+        #expect(kept)
+        withExtendedLifetime(held) {}
+        // Not handed out since: nothing to check.
+        kept = slot.wasKept()
+        #expect(!kept)
+        slot.drop()
+        #expect(slot.isEmpty && slot.tags == nil)
+        let dropped = slot.reuse(keyedBy: Keyed.CodingKeys.self)
+        #expect(dropped == nil)
+    }
+
     // MARK: KeyTagTable and SchemaProbe: plain data known from its size
 
     enum Tagged: CodingKey { case a, b }

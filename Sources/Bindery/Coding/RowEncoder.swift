@@ -59,20 +59,10 @@ final class RowEncoderCore: Encoder {
     /// keyed container was kept past its value.
     private let generations = RowGenerations.Counters.take()
     /// The keyed container of the first key type asked for, reused value after value while no
-    /// `encode(to:)` keeps it.
-    private var containerCache: AnyObject?
-    /// The reused keyed container's counted reference (see ``ContainerBox/reference``); nil when there
-    /// is none or it cannot be checked.
-    private var containerReference: UnsafeMutablePointer<AnyObject>?
-    /// Whether the reused keyed container was handed out since the last value ended.
-    private var handedOut = false
-    /// The key type of ``containerCache``; ``noKeyType`` when there is none. Not an optional: comparing
-    /// one costs a few instructions more on every record.
-    private var cachedKeyType = RowEncoderCore.noKeyType
-    /// No coding key type: `Void` is not one.
-    private static let noKeyType = ObjectIdentifier(Void.self)
-    /// The tag table of that key type's container, when its keys are plain enum cases.
-    private var keyTags: KeyTagTable?
+    /// `encode(to:)` keeps it, with its tag table; in memory of its own, as ``RowDecoder`` keeps its
+    /// slot: as a stored `var` of this class, changed through `mutating` calls, it paid an exclusivity
+    /// check (`swift_beginAccess`) on every value.
+    private let keptContainer: UnsafeMutablePointer<ContainerSlot<EncodingContainers>>
     /// The type encoded last, whether it is ``ColumnEncodable``, and whether it is stored as one value
     /// (see ``ValueEncoder/isScalar(_:)``): found once per type, not once per row.
     private var encodedType: ObjectIdentifier?
@@ -91,10 +81,14 @@ final class RowEncoderCore: Encoder {
     init(options: CodingOptions) {
         self.row = EncodedRow(options: options)
         self.values = ValueEncoder(options: options)
+        self.keptContainer = .allocate(capacity: 1)
+        self.keptContainer.initialize(to: ContainerSlot())
     }
 
     deinit {
         generations.giveBack()
+        keptContainer.deinitialize(count: 1)
+        keptContainer.deallocate()
     }
 
     /// Whether a value is being encoded through its `encode(to:)`.
@@ -172,11 +166,8 @@ final class RowEncoderCore: Encoder {
     @inline(__always)
     private func endValue() {
         generations.advanceRow()
-        if handedOut {
-            handedOut = false
-            if !ContainerBox<Void>.isUnshared(containerReference) {
-                dropKeptContainer()
-            }
+        if keptContainer.pointee.wasKept() {
+            dropKeptContainer()
         }
     }
 
@@ -185,10 +176,7 @@ final class RowEncoderCore: Encoder {
     @inline(never)
     private func dropKeptContainer() {
         generations.advanceKept()
-        containerReference = nil
-        containerCache = nil
-        cachedKeyType = Self.noKeyType
-        keyTags = nil
+        keptContainer.pointee.drop()
     }
 
     /// The error for a value that is not made of keyed properties, which would otherwise become a
@@ -241,9 +229,8 @@ final class RowEncoderCore: Encoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         // The container holds no state of its own, so the one made for the first value serves every
         // value while no `encode(to:)` keeps it: no allocation and no generic metadata look-up per row.
-        if let cached = containerCache, cachedKeyType == ObjectIdentifier(Key.self), isEncoding {
-            handedOut = true
-            return unsafeDowncast(cached, to: ContainerBox<KeyedEncodingContainer<Key>>.self).value()
+        if isEncoding, let box = keptContainer.pointee.reuse(keyedBy: Key.self) {
+            return box.value()
         }
         return makeContainer(keyedBy: Key.self)
     }
@@ -261,7 +248,7 @@ final class RowEncoderCore: Encoder {
         // Only the container that is kept gets a tag table, which is kept with it: the container holds
         // nothing but a pointer into the table, so a table made for a container that is not kept would
         // be freed while the container still writes to it.
-        let reused = containerCache == nil
+        let reused = keptContainer.pointee.isEmpty
         let tags = KeyTagTable.isTaggable(Key.self) && reused ? KeyTagTable() : nil
         // The reused container is valid until an `encode(to:)` keeps it; any other one, until its value
         // ends.
@@ -269,12 +256,7 @@ final class RowEncoderCore: Encoder {
         let container = KeyedEncodingContainer(
             RowKeyedEncodingContainer<Key>(core: self, tags: tags, generation: counter))
         if reused {
-            let box = ContainerBox(container)
-            containerCache = box
-            containerReference = box.reference
-            handedOut = true
-            cachedKeyType = ObjectIdentifier(Key.self)
-            keyTags = tags
+            keptContainer.pointee.keep(container, tags: tags)
         }
         return container
     }
