@@ -26,6 +26,27 @@ import Testing
         #expect(throws: DecodingError.self) { try ExactCast.decoded(Int64(1), as: Double.self) }
     }
 
+    // MARK: RowGenerations
+
+    @Test func aStampIsCurrentOnlyUntilItsCounterMovesOn() {
+        let counters = RowGenerations.Counters.take()
+        #expect(!counters.isInRow)
+        counters.advanceRow()
+        #expect(counters.isInRow)
+        let row = counters.rowStamp
+        let kept = counters.keptStamp
+        #expect(row.isCurrent && kept.isCurrent)
+        #expect(!row.refused.isCurrent)
+        counters.advanceRow()
+        #expect(!row.isCurrent && kept.isCurrent && !counters.isInRow)
+        counters.advanceKept()
+        #expect(!kept.isCurrent)
+        // Given back, the counters move on: a stamp taken before never reads as current again.
+        let last = counters.stamp(reused: true)
+        counters.giveBack()
+        #expect(!last.isCurrent)
+    }
+
     // MARK: ContainerBox
 
     struct Keyed: Decodable {
@@ -51,6 +72,35 @@ import Testing
         #expect(ContainerBox<Void>.isUnshared(nil) == false)
     }
 
+    @Test func aContainerSlotHandsItsContainerBackForItsOwnKeyTypeOnly() {
+        enum OtherKeys: CodingKey { case id }
+        let encoder = RowEncoderCore(options: CodingOptions())
+        var slot = ContainerSlot<EncodingContainers>()
+        #expect(slot.isEmpty)
+        slot.keep(encoder.container(keyedBy: Keyed.CodingKeys.self), tags: KeyTagTable())
+        #expect(!slot.isEmpty && slot.tags != nil)
+        // Another key type gets nothing, not the kept container reinterpreted.
+        let other = slot.reuse(keyedBy: OtherKeys.self)
+        #expect(other == nil)
+        // Handed out and not held elsewhere: not kept.
+        let reused = slot.reuse(keyedBy: Keyed.CodingKeys.self) != nil
+        #expect(reused)
+        var kept = slot.wasKept()
+        #expect(!kept)
+        // Handed out and held by a value: kept.
+        let held = slot.reuse(keyedBy: Keyed.CodingKeys.self)?.value()
+        kept = slot.wasKept()
+        #expect(kept)
+        withExtendedLifetime(held) {}
+        // Not handed out since: nothing to check.
+        kept = slot.wasKept()
+        #expect(!kept)
+        slot.drop()
+        #expect(slot.isEmpty && slot.tags == nil)
+        let dropped = slot.reuse(keyedBy: Keyed.CodingKeys.self)
+        #expect(dropped == nil)
+    }
+
     // MARK: KeyTagTable and SchemaProbe: plain data known from its size
 
     enum Tagged: CodingKey { case a, b }
@@ -67,7 +117,18 @@ import Testing
         #expect(KeyTagTable.isTaggable(Backed.self))
         #expect(!KeyTagTable.isTaggable(Named.self))
         #expect(!KeyTagTable.isTaggable(IndexKey.self))
-        #expect(KeyTagTable.tag(of: Tagged.b) == 1)
+        #expect(KeyTagTable.tag(of: Tagged.b).index == 1)
+    }
+
+    @Test func aTagTableRemembersAnIndexPerKeyAndStartsUnknown() {
+        enum Tagged: CodingKey { case a, b, c }
+        let table = KeyTagTable()
+        let (a, b, c) = (KeyTagTable.tag(of: Tagged.a), KeyTagTable.tag(of: Tagged.b), KeyTagTable.tag(of: Tagged.c))
+        #expect(a.index == 0 && b.index == 1 && c.index == 2)
+        #expect(table.entries[a] == KeyTagTable.unknown)
+        table.entries[b] = 7
+        #expect(table.entries[b] == 7)
+        #expect(table.entries[a] == KeyTagTable.unknown && table.entries[c] == KeyTagTable.unknown)
     }
 
     enum Small: UInt8 { case first = 7, second }

@@ -120,3 +120,54 @@ struct ColumnValues {
         return stride
     }
 }
+
+extension ColumnValues {
+    /// Column values in memory of their own, shared by a ``RowDecoder`` and its keyed containers: read
+    /// for every field, they must not pay for the exclusivity checks of a class's stored `var`s, and a
+    /// container must reach them without a counted reference.
+    ///
+    /// Safety: the memory is made by ``make(handle:count:)`` when the decoder is, and freed by
+    /// ``free()`` when it goes (its `deinit`), after its ``RowGenerations/Counters`` are given back: a
+    /// container reads the values only after its ``RowGenerations/Stamp`` is found current, which it
+    /// cannot be once the decoder is gone.
+    struct Shared {
+        private let base: UnsafeMutablePointer<ColumnValues>
+
+        private init(base: UnsafeMutablePointer<ColumnValues>) {
+            self.base = base
+        }
+
+        /// New values for the statement `handle`, of `count` columns.
+        static func make(handle: OpaquePointer, count: Int32) -> Shared {
+            let base = UnsafeMutablePointer<ColumnValues>.allocate(capacity: 1)
+            base.initialize(to: ColumnValues(handle: handle, count: count))
+            return Shared(base: base)
+        }
+
+        /// Frees the values; neither this nor any copy may be used afterwards.
+        func free() {
+            base.deinitialize(count: 1)
+            base.deallocate()
+        }
+
+        /// See ``ColumnValues/value(_:)``.
+        @inline(__always)
+        func value(_ column: Int32) -> OpaquePointer? { base.pointee.value(column) }
+
+        /// See ``ColumnValues/knownValue(_:)``.
+        @inline(__always)
+        func knownValue(_ column: Int32) -> OpaquePointer? { base.pointee.knownValue(column) }
+
+        /// See ``ColumnValues/loadRow()``.
+        @inline(__always)
+        func loadRow() { base.pointee.loadRow() }
+
+        /// See ``ColumnValues/endRow()``.
+        @inline(__always)
+        func endRow() { base.pointee.endRow() }
+
+        /// Takes `other`'s state (its spacing and the current row's first value): a nested value's
+        /// decoder starts with its parent's row as the parent knows it.
+        func copy(from other: Shared) { base.pointee = other.base.pointee }
+    }
+}

@@ -44,20 +44,14 @@ final class InsertedRowDecoder: Decoder {
         var rowid: Int64 = 0
         /// Whether the decoder gave up on the row.
         var gaveUp = false
-        /// Whether the reused keyed container was handed out during the row.
-        var handedOut = false
+        /// The keyed container of the first key type asked for, reused record after record while no
+        /// decoded value keeps it (as ``RowDecoder`` reuses its own), with its tag table.
+        var container = ContainerSlot<DecodingContainers>()
     }
     let current: UnsafeMutablePointer<Current>
     /// The decoder's counters (see ``RowGenerations``): ``RowGenerations/row`` is odd while a row is
     /// decoded; a container made for one row refuses to read once it has moved on.
-    let generations: UnsafeMutablePointer<UInt64>
-    /// The keyed container of the first key type asked for, reused record after record while no
-    /// decoded value keeps it (as ``RowDecoder`` reuses its own), and its counted reference.
-    private var containerCache: AnyObject?
-    private var cachedKeyType: ObjectIdentifier?
-    private var containerReference: UnsafeMutablePointer<AnyObject>?
-    /// The tag table of that container, when its keys are plain enum cases (see ``KeyTagTable``).
-    private var keyTags: KeyTagTable?
+    let generations: RowGenerations.Counters
     /// The type decoded last, and whether it is ``ColumnDecodable`` (which ``RowDecoder`` decodes through
     /// ``ColumnDecodable/init(columns:)``, and this decoder does not): found once per type.
     private var decodedType: ObjectIdentifier?
@@ -74,11 +68,11 @@ final class InsertedRowDecoder: Decoder {
         }
         self.current = .allocate(capacity: 1)
         self.current.initialize(to: Current())
-        self.generations = RowGenerations.take()
+        self.generations = RowGenerations.Counters.take()
     }
 
     deinit {
-        RowGenerations.giveBack(generations)
+        generations.giveBack()
         current.deinitialize(count: 1)
         current.deallocate()
     }
@@ -92,8 +86,11 @@ final class InsertedRowDecoder: Decoder {
             decodesColumns = T.self is any ColumnDecodable.Type
         }
         guard !decodesColumns else { throw GaveUp() }
-        current.pointee = Current(slots: slots, slotCount: count, rowid: rowid)
-        generations[RowGenerations.row] &+= 1
+        current.pointee.slots = slots
+        current.pointee.slotCount = count
+        current.pointee.rowid = rowid
+        current.pointee.gaveUp = false
+        generations.advanceRow()
         defer { endRow() }
         do {
             let value = try T(from: self)
@@ -117,29 +114,21 @@ final class InsertedRowDecoder: Decoder {
     /// dropped if a decoded value kept it.
     @inline(__always)
     private func endRow() {
-        generations[RowGenerations.row] &+= 1
+        generations.advanceRow()
         current.pointee.slots = nil
         current.pointee.slotCount = 0
-        if current.pointee.handedOut {
-            current.pointee.handedOut = false
-            if let reference = containerReference, isKnownUniquelyReferenced(&reference.pointee) {
-                return
-            }
-            generations[RowGenerations.kept] &+= 1
-            containerReference = nil
-            containerCache = nil
-            cachedKeyType = nil
-            keyTags = nil
+        if current.pointee.container.wasKept() {
+            generations.advanceKept()
+            current.pointee.container.drop()
         }
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard generations[RowGenerations.row] & 1 == 1 else {
+        guard generations.isInRow else {
             throw RowDecoder.expired("the inserted-row decoder")
         }
-        if let cached = containerCache, cachedKeyType == ObjectIdentifier(Key.self) {
-            current.pointee.handedOut = true
-            return unsafeDowncast(cached, to: ContainerBox<KeyedDecodingContainer<Key>>.self).value()
+        if let box = current.pointee.container.reuse(keyedBy: Key.self) {
+            return box.value()
         }
         return makeContainer(keyedBy: Key.self)
     }
@@ -148,31 +137,26 @@ final class InsertedRowDecoder: Decoder {
     /// ``RowDecoder``'s own, which this follows).
     @inline(never)
     private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
-        let reused = containerCache == nil
+        let reused = current.pointee.container.isEmpty
         let tags = KeyTagTable.isTaggable(Key.self) && reused ? KeyTagTable() : nil
-        let counter = generations + (reused ? RowGenerations.kept : RowGenerations.row)
+        let counter = generations.stamp(reused: reused)
         let container = KeyedDecodingContainer(
-            InsertedRowKeyedContainer<Key>(decoder: self, tags: tags?.entries, generation: counter))
+            InsertedRowKeyedContainer<Key>(decoder: self, tags: tags, generation: counter))
         if reused {
-            let box = ContainerBox(container)
-            containerCache = box
-            containerReference = box.reference
-            current.pointee.handedOut = true
-            cachedKeyType = ObjectIdentifier(Key.self)
-            keyTags = tags
+            current.pointee.container.keep(container, tags: tags)
         }
         return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard generations[RowGenerations.row] & 1 == 1 else {
+        guard generations.isInRow else {
             throw RowDecoder.expired("the inserted-row decoder")
         }
         throw giveUp()
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        guard generations[RowGenerations.row] & 1 == 1 else {
+        guard generations.isInRow else {
             throw RowDecoder.expired("the inserted-row decoder")
         }
         throw giveUp()

@@ -13,21 +13,19 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private let row: Lent<EncodedRow>
     /// The decoder's row counter (or, for the container reused record after record, its kept-container
     /// counter), and the value it must hold for the container to read.
-    private let generation: UnsafeMutablePointer<UInt64>
-    private let expected: UInt64
+    private let generation: RowGenerations.Stamp
     private let current: UnsafeMutablePointer<InsertedRowDecoder.Current>
     /// Slots by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
-    private let tags: UnsafeMutablePointer<Int32>?
+    private let tags: KeyTagTable.Entries?
     var codingPath: [any CodingKey] { [] }
 
-    /// A container reading `decoder`'s rows while `generation` keeps its present value.
-    init(decoder: InsertedRowDecoder, tags: UnsafeMutablePointer<Int32>?, generation: UnsafeMutablePointer<UInt64>) {
+    /// A container reading `decoder`'s rows while `generation` is current.
+    init(decoder: InsertedRowDecoder, tags: KeyTagTable?, generation: RowGenerations.Stamp) {
         self.decoderReference = Unmanaged.passUnretained(decoder)
         self.row = Lent(decoder.row)
         self.generation = generation
-        self.expected = generation.pointee
         self.current = decoder.current
-        self.tags = tags
+        self.tags = tags?.entries
     }
 
     /// The decoder, once the container was found valid.
@@ -53,7 +51,7 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// row throws.
     @inline(__always)
     private func value(_ key: Key) throws -> SQLiteValue {
-        guard generation.pointee == expected else {
+        guard generation.isCurrent else {
             throw RowDecoder.expired("a keyed decoding container", codingPath: [key])
         }
         let slot = slot(key)
@@ -113,7 +111,7 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     /// Nothing is known about the table's other columns: the decoder gives up.
     var allKeys: [Key] {
-        if generation.pointee == expected {
+        if generation.isCurrent {
             _ = decoder.giveUp()
         }
         return []
@@ -122,7 +120,7 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// Whether the row has `key`'s column; false, and the decoder gives up, when that is not known.
     /// False once the row is gone (reading the key then throws).
     func contains(_ key: Key) -> Bool {
-        guard generation.pointee == expected else { return false }
+        guard generation.isCurrent else { return false }
         let slot = slot(key)
         guard slot >= 0, slot < current.pointee.slotCount, current.pointee.slots?[slot] != .unknown else {
             _ = decoder.giveUp()
@@ -211,7 +209,7 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     /// Gives up on the row (a kept container throws instead); returns the error that stops `init(from:)`.
     private func unsupported() throws -> InsertedRowDecoder.GaveUp {
-        guard generation.pointee == expected else {
+        guard generation.isCurrent else {
             throw RowDecoder.expired("a keyed decoding container", codingPath: codingPath)
         }
         return decoder.giveUp()

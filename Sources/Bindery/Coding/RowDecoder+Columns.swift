@@ -10,7 +10,7 @@ extension RowDecoder {
 
     @inline(__always)
     func isNull(_ column: Int32) -> Bool {
-        sqlite3_value_type(values.pointee.value(column)) == SQLITE_NULL
+        sqlite3_value_type(values.value(column)) == SQLITE_NULL
     }
 
     func int64<T>(_ column: Int32, as type: T.Type) throws -> Int64 {
@@ -29,7 +29,7 @@ extension RowDecoder {
 
     @inline(__always)
     func integer<T: FixedWidthInteger>(_ type: T.Type, _ column: Int32) throws -> T {
-        let value = values.pointee.value(column)
+        let value = values.value(column)
         if sqlite3_value_type(value) == SQLITE_INTEGER, let integer = T(exactly: sqlite3_value_int64(value)) {
             return integer
         }
@@ -48,7 +48,7 @@ extension RowDecoder {
 
     @inline(__always)
     func double<T>(_ column: Int32, as type: T.Type) throws -> Double {
-        let value = values.pointee.value(column)
+        let value = values.value(column)
         switch sqlite3_value_type(value) {
         case SQLITE_FLOAT: return sqlite3_value_double(value)
         case SQLITE_INTEGER: return Double(sqlite3_value_int64(value))
@@ -80,18 +80,16 @@ extension RowDecoder {
 
     @inline(__always)
     func string(_ column: Int32) throws -> String {
-        let value = values.pointee.value(column)
+        let value = values.value(column)
         guard sqlite3_value_type(value) == SQLITE_TEXT else {
             throw mismatch(String.self, column: column, expected: "TEXT")
         }
-        guard let text = sqlite3_value_text(value) else {
+        switch UTF8Text.string(of: value) {
+        case .value(let string): return string
+        case .noBytes:
             return try Statement.emptyOrNoMemory("", handle, column: column, byteCount: sqlite3_value_bytes(value))
+        case .unreadable: throw invalidText(column: column)
         }
-        let count = Int(sqlite3_value_bytes(value))
-        guard let string = UTF8Text.string(UnsafeBufferPointer(start: text, count: count)) else {
-            throw invalidText(column: column)
-        }
-        return string
     }
 
     func data(_ column: Int32) throws -> Data {
@@ -106,7 +104,7 @@ extension RowDecoder {
     }
 
     func date(_ column: Int32) throws -> Date {
-        let value = values.pointee.value(column)
+        let value = values.value(column)
         let type = sqlite3_value_type(value)
         if !usesTextDates, case .custom(_, let decode) = options.dateStrategy {
             guard type != SQLITE_NULL else { throw mismatch(Date.self, column: column, expected: "a date") }
@@ -114,15 +112,14 @@ extension RowDecoder {
         }
         switch type {
         case SQLITE_TEXT:
-            guard let text = sqlite3_value_text(value) else {
+            switch UTF8Text.date(of: value) {
+            case .value(let date): return date
+            case .noBytes:
                 try Statement.emptyOrNoMemory((), handle, column: column, byteCount: sqlite3_value_bytes(value))
-                break
+            case .unreadable:
+                throw outOfRange(
+                    Date.self, column: column, expected: "a date in a form SQLite's date functions read")
             }
-            let count = Int(sqlite3_value_bytes(value))
-            if let date = SQLiteDate.date(fromUTF8: UnsafeBufferPointer(start: text, count: count)) {
-                return date
-            }
-            throw outOfRange(Date.self, column: column, expected: "a date in a form SQLite's date functions read")
         case SQLITE_INTEGER, SQLITE_FLOAT:
             let number = sqlite3_value_double(value)
             switch options.dateStrategy {
@@ -232,10 +229,7 @@ extension RowDecoder {
         switch sqlite3_column_type(handle, column) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
-        case SQLITE_TEXT:
-            guard let text = sqlite3_column_text(handle, column) else { return .text("") }
-            let count = Int(sqlite3_column_bytes(handle, column))
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_TEXT: return .text(UTF8Text.lossyString(column: column, of: handle))
         case SQLITE_BLOB: return .blob((try? data(column)) ?? Data())
         default: return .null
         }

@@ -74,7 +74,7 @@ extension RowDecoder {
     /// Whether every column of `scope` is NULL in the current row.
     private func isNull(scope: Range<Int32>) -> Bool {
         for column in scope {
-            guard let value = values.pointee.value(column), sqlite3_value_type(value) == SQLITE_NULL else {
+            guard let value = values.value(column), sqlite3_value_type(value) == SQLITE_NULL else {
                 return false
             }
         }
@@ -84,7 +84,7 @@ extension RowDecoder {
     private func decode<T: Decodable, Key: CodingKey>(_ type: T.Type, in child: RowDecoder, key: Key) throws -> T {
         // The child starts with the row's values as this decoder knows them: no second look-up of the
         // first value (it was found by the NULL check).
-        child.values.pointee = values.pointee
+        child.values.copy(from: values)
         do {
             let value = try child.decodeRow(T.self)
             if !child.scopeWidthChecked {

@@ -9,7 +9,7 @@ extension RowDecoder {
         order.pointee.position = 0
         switch kind {
         case .record:
-            values.pointee.loadRow()
+            values.loadRow()
             return try T(from: self)
         case .rawValue:
             do {
@@ -122,7 +122,7 @@ extension RowDecoder {
     /// The current row's generation: a ``ColumnReader``, a column decoder or an unkeyed container holds
     /// the one it was made in, and refuses to read once it has changed.
     @inline(__always)
-    var rowGeneration: UInt64 { generations[RowGenerations.row] }
+    var rowGeneration: UInt64 { generations.row }
 
     /// Decodes the current row with `init(columns:)` and, when `T` is also `Encodable`, with
     /// `init(from:)` too, and checks that the two values encode to the same columns; returns the

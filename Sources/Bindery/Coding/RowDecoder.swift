@@ -37,11 +37,9 @@ final class RowDecoder: Decoder {
     /// read for every field, they must not pay for the exclusivity checks of a class's stored `var`s.
     struct KeyOrder {
         var position = 0
-        /// Whether the reused keyed container was handed out since the last row ended.
-        var handedOut = false
-        /// The reused keyed container's counted reference (see ``ContainerBox/reference``); nil when
-        /// there is none or it cannot be checked.
-        var containerReference: UnsafeMutablePointer<AnyObject>?
+        /// The keyed container of the first key type asked for, reused row after row while no decoded
+        /// value keeps it, with its tag table.
+        var container = ContainerSlot<DecodingContainers>()
         var keys: [String] = []
         var columns: [Int32] = []
     }
@@ -49,16 +47,10 @@ final class RowDecoder: Decoder {
     /// The decoder's counters (see ``RowGenerations``): ``RowGenerations/row`` is odd while a row is
     /// decoded and moves on when it starts and ends; ``RowGenerations/kept`` moves on when the reused
     /// keyed container was kept past its row.
-    let generations: UnsafeMutablePointer<UInt64>
-    /// The current row's values, behind a pointer for the same reason.
-    let values: UnsafeMutablePointer<ColumnValues>
+    let generations: RowGenerations.Counters
+    /// The current row's values, in memory shared with the keyed containers (see ColumnValues/Shared).
+    let values: ColumnValues.Shared
     var lookup: [String: (column: Int32, position: Int)] = [:]
-    /// The keyed container of the first key type asked for, reused row after row while no decoded value
-    /// keeps it.
-    private var containerCache: AnyObject?
-    private var cachedKeyType: ObjectIdentifier?
-    /// The tag table of that key type's container, when its keys are plain enum cases.
-    private var keyTags: KeyTagTable?
     var columnTable: RowColumns?
     /// The keys that matched several columns, in the order met (see ``ambiguousColumn``).
     var ambiguousKeys: [(key: String, name: String, positions: [Int])] = []
@@ -136,17 +128,15 @@ final class RowDecoder: Decoder {
         }
         self.order = .allocate(capacity: 1)
         self.order.initialize(to: KeyOrder())
-        self.values = .allocate(capacity: 1)
-        self.values.initialize(to: ColumnValues(handle: handle, count: columnCount))
-        self.generations = RowGenerations.take()
+        self.values = ColumnValues.Shared.make(handle: handle, count: columnCount)
+        self.generations = RowGenerations.Counters.take()
     }
 
     deinit {
-        RowGenerations.giveBack(generations)
+        generations.giveBack()
         order.deinitialize(count: 1)
         order.deallocate()
-        values.deinitialize(count: 1)
-        values.deallocate()
+        values.free()
     }
 
     /// The decoder attached to `statement` for `T`, or a new one attached in its place; `scoping` says
@@ -179,7 +169,7 @@ final class RowDecoder: Decoder {
     /// Decodes a `T` from the statement's current row.
     @inline(__always)
     func decodeRow<T: Decodable>(_ type: T.Type) throws -> T {
-        generations[RowGenerations.row] &+= 1
+        generations.advanceRow()
         defer { endRow() }
         let kind = topLevelKind ?? RowDecoder.topLevelKind(of: T.self)
         topLevelKind = kind
@@ -190,13 +180,10 @@ final class RowDecoder: Decoder {
     /// refuse to read from now on. The reused keyed container is dropped if a decoded value kept it.
     @inline(__always)
     private func endRow() {
-        generations[RowGenerations.row] &+= 1
-        values.pointee.endRow()
-        if order.pointee.handedOut {
-            order.pointee.handedOut = false
-            if !ContainerBox<Void>.isUnshared(order.pointee.containerReference) {
-                dropKeptContainer()
-            }
+        generations.advanceRow()
+        values.endRow()
+        if order.pointee.container.wasKept() {
+            dropKeptContainer()
         }
     }
 
@@ -204,16 +191,13 @@ final class RowDecoder: Decoder {
     /// read, and the next row gets a new one.
     @inline(never)
     private func dropKeptContainer() {
-        generations[RowGenerations.kept] &+= 1
-        order.pointee.containerReference = nil
-        containerCache = nil
-        cachedKeyType = nil
-        keyTags = nil
+        generations.advanceKept()
+        order.pointee.container.drop()
     }
 
     /// Whether a row is being decoded.
     @inline(__always)
-    var isInRow: Bool { generations[RowGenerations.row] & 1 == 1 }
+    var isInRow: Bool { generations.isInRow }
 
     /// The error for a container, or the decoder, used after the row it was made for.
     @inline(never)
@@ -233,9 +217,8 @@ final class RowDecoder: Decoder {
         // The container holds no state of its own (it reads the decoder's), so the one made for the
         // first row serves every row while no decoded value keeps it: no allocation and no generic
         // metadata look-up per row.
-        if let cached = containerCache, cachedKeyType == ObjectIdentifier(Key.self) {
-            order.pointee.handedOut = true
-            return unsafeDowncast(cached, to: ContainerBox<KeyedDecodingContainer<Key>>.self).value()
+        if let box = order.pointee.container.reuse(keyedBy: Key.self) {
+            return box.value()
         }
         return makeContainer(keyedBy: Key.self)
     }
@@ -247,19 +230,14 @@ final class RowDecoder: Decoder {
         // Only the container that is kept gets a tag table, which is kept with it: the container holds
         // nothing but a pointer into the table, so a table made for a container that is not kept would
         // be freed while the container still writes to it.
-        let reused = containerCache == nil
+        let reused = order.pointee.container.isEmpty
         let tags = KeyTagTable.isTaggable(Key.self) && reused ? KeyTagTable() : nil
         // The reused container is valid until a decoded value keeps it; any other one, until its row ends.
-        let counter = generations + (reused ? RowGenerations.kept : RowGenerations.row)
+        let counter = generations.stamp(reused: reused)
         let container = KeyedDecodingContainer(
             RowKeyedDecodingContainer<Key>(decoder: self, tags: tags, generation: counter))
         if reused {
-            let box = ContainerBox(container)
-            containerCache = box
-            order.pointee.containerReference = box.reference
-            order.pointee.handedOut = true
-            cachedKeyType = ObjectIdentifier(Key.self)
-            keyTags = tags
+            order.pointee.container.keep(container, tags: tags)
         }
         return container
     }

@@ -57,22 +57,12 @@ final class RowEncoderCore: Encoder {
     /// The core's counters (see ``RowGenerations``): ``RowGenerations/row`` is odd while a value is
     /// encoded and moves on when it starts and ends; ``RowGenerations/kept`` moves on when the reused
     /// keyed container was kept past its value.
-    private let generations = RowGenerations.take()
+    private let generations = RowGenerations.Counters.take()
     /// The keyed container of the first key type asked for, reused value after value while no
-    /// `encode(to:)` keeps it.
-    private var containerCache: AnyObject?
-    /// The reused keyed container's counted reference (see ``ContainerBox/reference``); nil when there
-    /// is none or it cannot be checked.
-    private var containerReference: UnsafeMutablePointer<AnyObject>?
-    /// Whether the reused keyed container was handed out since the last value ended.
-    private var handedOut = false
-    /// The key type of ``containerCache``; ``noKeyType`` when there is none. Not an optional: comparing
-    /// one costs a few instructions more on every record.
-    private var cachedKeyType = RowEncoderCore.noKeyType
-    /// No coding key type: `Void` is not one.
-    private static let noKeyType = ObjectIdentifier(Void.self)
-    /// The tag table of that key type's container, when its keys are plain enum cases.
-    private var keyTags: KeyTagTable?
+    /// `encode(to:)` keeps it, with its tag table; in memory of its own, as ``RowDecoder`` keeps its
+    /// slot: as a stored `var` of this class, changed through `mutating` calls, it paid an exclusivity
+    /// check (`swift_beginAccess`) on every value.
+    private let keptContainer: UnsafeMutablePointer<ContainerSlot<EncodingContainers>>
     /// The type encoded last, whether it is ``ColumnEncodable``, and whether it is stored as one value
     /// (see ``ValueEncoder/isScalar(_:)``): found once per type, not once per row.
     private var encodedType: ObjectIdentifier?
@@ -91,15 +81,19 @@ final class RowEncoderCore: Encoder {
     init(options: CodingOptions) {
         self.row = EncodedRow(options: options)
         self.values = ValueEncoder(options: options)
+        self.keptContainer = .allocate(capacity: 1)
+        self.keptContainer.initialize(to: ContainerSlot())
     }
 
     deinit {
-        RowGenerations.giveBack(generations)
+        generations.giveBack()
+        keptContainer.deinitialize(count: 1)
+        keptContainer.deallocate()
     }
 
     /// Whether a value is being encoded through its `encode(to:)`.
     @inline(__always)
-    private var isEncoding: Bool { generations[RowGenerations.row] & 1 == 1 }
+    private var isEncoding: Bool { generations.isInRow }
 
     /// Encodes `value` into ``row``, replacing the previous row's values.
     func encodeRow<T: Encodable>(_ value: T) throws {
@@ -146,11 +140,11 @@ final class RowEncoderCore: Encoder {
         guard !encodesScalar else {
             throw Self.notARow(T.self, asked: "is stored as a single value")
         }
-        generations[RowGenerations.row] &+= 1
+        generations.advanceRow()
         defer { endValue() }
         try Self.encode(
             &UnsafeMutablePointer(mutating: pointer).pointee,
-            to: RowEncoderHandle(core: self, generation: generations + RowGenerations.row))
+            to: RowEncoderHandle(core: self, generation: generations.rowStamp))
         if let nonKeyedRequest {
             throw Self.notARow(T.self, asked: "encodes itself through \(nonKeyedRequest)")
         }
@@ -171,12 +165,9 @@ final class RowEncoderCore: Encoder {
     /// dropped if `encode(to:)` kept it.
     @inline(__always)
     private func endValue() {
-        generations[RowGenerations.row] &+= 1
-        if handedOut {
-            handedOut = false
-            if !ContainerBox<Void>.isUnshared(containerReference) {
-                dropKeptContainer()
-            }
+        generations.advanceRow()
+        if keptContainer.pointee.wasKept() {
+            dropKeptContainer()
         }
     }
 
@@ -184,11 +175,8 @@ final class RowEncoderCore: Encoder {
     /// write, and the next value gets a new one.
     @inline(never)
     private func dropKeptContainer() {
-        generations[RowGenerations.kept] &+= 1
-        containerReference = nil
-        containerCache = nil
-        cachedKeyType = Self.noKeyType
-        keyTags = nil
+        generations.advanceKept()
+        keptContainer.pointee.drop()
     }
 
     /// The error for a value that is not made of keyed properties, which would otherwise become a
@@ -241,9 +229,8 @@ final class RowEncoderCore: Encoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         // The container holds no state of its own, so the one made for the first value serves every
         // value while no `encode(to:)` keeps it: no allocation and no generic metadata look-up per row.
-        if let cached = containerCache, cachedKeyType == ObjectIdentifier(Key.self), isEncoding {
-            handedOut = true
-            return unsafeDowncast(cached, to: ContainerBox<KeyedEncodingContainer<Key>>.self).value()
+        if isEncoding, let box = keptContainer.pointee.reuse(keyedBy: Key.self) {
+            return box.value()
         }
         return makeContainer(keyedBy: Key.self)
     }
@@ -256,25 +243,20 @@ final class RowEncoderCore: Encoder {
             // Asked of an encoder kept past its value: the container refuses to write.
             return KeyedEncodingContainer(
                 RowKeyedEncodingContainer<Key>(
-                    core: self, tags: nil, generation: generations + RowGenerations.row, expired: true))
+                    core: self, tags: nil, generation: generations.rowStamp, expired: true))
         }
         // Only the container that is kept gets a tag table, which is kept with it: the container holds
         // nothing but a pointer into the table, so a table made for a container that is not kept would
         // be freed while the container still writes to it.
-        let reused = containerCache == nil
+        let reused = keptContainer.pointee.isEmpty
         let tags = KeyTagTable.isTaggable(Key.self) && reused ? KeyTagTable() : nil
         // The reused container is valid until an `encode(to:)` keeps it; any other one, until its value
         // ends.
-        let counter = generations + (reused ? RowGenerations.kept : RowGenerations.row)
+        let counter = generations.stamp(reused: reused)
         let container = KeyedEncodingContainer(
             RowKeyedEncodingContainer<Key>(core: self, tags: tags, generation: counter))
         if reused {
-            let box = ContainerBox(container)
-            containerCache = box
-            containerReference = box.reference
-            handedOut = true
-            cachedKeyType = ObjectIdentifier(Key.self)
-            keyTags = tags
+            keptContainer.pointee.keep(container, tags: tags)
         }
         return container
     }

@@ -6,19 +6,17 @@
 struct RowEncoderHandle: Encoder {
     private let core: RowEncoderCore
     /// The core's row counter, and the value it holds while the value is encoded.
-    private let generation: UnsafeMutablePointer<UInt64>
-    private let expected: UInt64
+    private let generation: RowGenerations.Stamp
 
-    /// A handle on `core` for the value it encodes now, valid while `generation` holds its present value.
-    init(core: RowEncoderCore, generation: UnsafeMutablePointer<UInt64>) {
+    /// A handle on `core` for the value it encodes now, valid while `generation` is current.
+    init(core: RowEncoderCore, generation: RowGenerations.Stamp) {
         self.core = core
         self.generation = generation
-        self.expected = generation.pointee
     }
 
     /// Whether the value the handle was made for is still being encoded.
     @inline(__always)
-    private var isValid: Bool { generation.pointee == expected }
+    private var isValid: Bool { generation.isCurrent }
 
     var codingPath: [any CodingKey] { [] }
 

@@ -13,9 +13,15 @@ import Foundation
 /// handed to the next decoder, and they only ever count up: a container whose counter moved on is
 /// refused before it touches its decoder, whether the decoder is alive or not.
 ///
-/// Each decoder gets two counters: ``row`` counts row starts and ends (odd while a row is decoded),
-/// ``kept`` moves on when the keyed container reused row after row was kept by a decoded value. An
-/// encoder's count the values it encodes and the keyed container it reuses in the same way.
+/// Each decoder gets two counters (``Counters``): the row counter counts row starts and ends (odd while
+/// a row is decoded), the kept counter moves on when the keyed container reused row after row was kept
+/// by a decoded value. An encoder's count the values it encodes and the keyed container it reuses in
+/// the same way. A container holds a ``Stamp``: one counter and the value it had.
+///
+/// Safety: this file is the only one that names the counters' memory. It is allocated once per pair
+/// and never freed (a pair given back goes to the pool, moved on), so a ``Stamp`` reads valid memory
+/// however long it is kept; the counters are only written by their decoder's (or encoder's) thread
+/// while it holds them, and a stamp kept on another thread past its row reads a value that moved on.
 final class RowGenerations: @unchecked Sendable {
     // Safe: `free` is only read and written while `lock` is held.
     private static let shared = RowGenerations()
@@ -23,30 +29,100 @@ final class RowGenerations: @unchecked Sendable {
     private var free: [UnsafeMutablePointer<UInt64>] = []
 
     /// Index of the counter of row starts and ends.
-    static let row = 0
+    private static let row = 0
     /// Index of the counter of the reused keyed container.
-    static let kept = 1
+    private static let kept = 1
 
-    /// A pair of counters for a new decoder.
-    static func take() -> UnsafeMutablePointer<UInt64> {
-        shared.lock.lock()
-        let reused = shared.free.popLast()
-        shared.lock.unlock()
-        if let reused {
-            return reused
+    /// The two counters of one decoder (or encoder): taken when it is made, given back when it goes.
+    struct Counters {
+        private let base: UnsafeMutablePointer<UInt64>
+
+        private init(base: UnsafeMutablePointer<UInt64>) {
+            self.base = base
         }
-        let counters = UnsafeMutablePointer<UInt64>.allocate(capacity: 2)
-        counters.initialize(repeating: 0, count: 2)
-        return counters
+
+        /// A pair of counters for a new decoder.
+        static func take() -> Counters {
+            shared.lock.lock()
+            let reused = shared.free.popLast()
+            shared.lock.unlock()
+            if let reused {
+                return Counters(base: reused)
+            }
+            let counters = UnsafeMutablePointer<UInt64>.allocate(capacity: 2)
+            counters.initialize(repeating: 0, count: 2)
+            return Counters(base: counters)
+        }
+
+        /// Takes back the counters of a decoder that goes away, moving both on first so that no
+        /// container made by that decoder is valid any more. The row counter stays even: no row is
+        /// being decoded. The counters must not be used afterwards.
+        func giveBack() {
+            base[RowGenerations.row] = (base[RowGenerations.row] | 1) &+ 1
+            base[RowGenerations.kept] &+= 1
+            shared.lock.lock()
+            shared.free.append(base)
+            shared.lock.unlock()
+        }
+
+        /// The row counter's value: odd while a row is decoded (or a value encoded).
+        @inline(__always)
+        var row: UInt64 { base[RowGenerations.row] }
+
+        /// Whether a row is being decoded (or a value encoded).
+        @inline(__always)
+        var isInRow: Bool { base[RowGenerations.row] & 1 == 1 }
+
+        /// Moves the row counter on: a row starts or ends.
+        @inline(__always)
+        func advanceRow() {
+            base[RowGenerations.row] &+= 1
+        }
+
+        /// Moves the kept counter on: the reused keyed container was kept, and every copy is refused.
+        @inline(__always)
+        func advanceKept() {
+            base[RowGenerations.kept] &+= 1
+        }
+
+        /// A stamp of the row counter as it is now: current until the row ends.
+        @inline(__always)
+        var rowStamp: Stamp { Stamp(counter: base + RowGenerations.row) }
+
+        /// A stamp of the kept counter as it is now: current until the reused container is kept.
+        @inline(__always)
+        var keptStamp: Stamp { Stamp(counter: base + RowGenerations.kept) }
+
+        /// ``keptStamp`` when `reused`, else ``rowStamp``.
+        @inline(__always)
+        func stamp(reused: Bool) -> Stamp {
+            reused ? keptStamp : rowStamp
+        }
     }
 
-    /// Takes back the counters of a decoder that goes away, moving both on first so that no container
-    /// made by that decoder is valid any more. The row counter stays even: no row is being decoded.
-    static func giveBack(_ counters: UnsafeMutablePointer<UInt64>) {
-        counters[row] = (counters[row] | 1) &+ 1
-        counters[kept] &+= 1
-        shared.lock.lock()
-        shared.free.append(counters)
-        shared.lock.unlock()
+    /// One counter and the value it held when a container (or handle) was made: what the container
+    /// checks before it reads or writes anything. Valid to keep for any time (the counter is never freed).
+    struct Stamp {
+        private let counter: UnsafePointer<UInt64>
+        private let expected: UInt64
+
+        @inline(__always)
+        fileprivate init(counter: UnsafeMutablePointer<UInt64>) {
+            self.counter = UnsafePointer(counter)
+            self.expected = counter.pointee
+        }
+
+        private init(counter: UnsafePointer<UInt64>, expected: UInt64) {
+            self.counter = counter
+            self.expected = expected
+        }
+
+        /// A stamp of the same counter that is not current, now or later: the counter only counts up,
+        /// so a value it held before never comes back. For a container refused from the start.
+        var refused: Stamp { Stamp(counter: counter, expected: expected &- 1) }
+
+        /// Whether the counter still holds the stamped value: the container may read.
+        @inline(__always)
+        var isCurrent: Bool { counter.pointee == expected }
     }
 }

@@ -9,25 +9,23 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     // away: a container kept past its row throws, and touches neither the decoder nor its memory.
     private let decoderReference: Unmanaged<RowDecoder>
     /// The counter that says whether the container is still valid, and the value it must hold.
-    private let generation: UnsafeMutablePointer<UInt64>
-    private let expected: UInt64
+    private let generation: RowGenerations.Stamp
     /// The row's values, for the fast paths that read a column straight from SQLite.
-    private let values: UnsafeMutablePointer<ColumnValues>
+    private let values: ColumnValues.Shared
     /// Columns by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
-    private let tags: UnsafeMutablePointer<Int32>?
+    private let tags: KeyTagTable.Entries?
     var codingPath: [any CodingKey] { [] }
 
-    init(decoder: RowDecoder, tags: KeyTagTable?, generation: UnsafeMutablePointer<UInt64>) {
+    init(decoder: RowDecoder, tags: KeyTagTable?, generation: RowGenerations.Stamp) {
         self.decoderReference = Unmanaged.passUnretained(decoder)
         self.values = decoder.values
         self.tags = tags?.entries
         self.generation = generation
-        self.expected = generation.pointee
     }
 
     /// Whether the container may read: it was not kept past its row.
     @inline(__always)
-    private var isValid: Bool { generation.pointee == expected }
+    private var isValid: Bool { generation.isCurrent }
 
     /// Throws when the container was kept past its row.
     @inline(__always)
@@ -61,7 +59,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func value(_ key: Key) throws -> (column: Int32, value: OpaquePointer?) {
         let column = try lookUp(key)
-        return (column, column >= 0 ? values.pointee.value(column) : nil)
+        return (column, column >= 0 ? values.value(column) : nil)
     }
 
     /// The value of `key`'s column on the fast path, or nil: the container is valid, `Key` has a tag
@@ -71,7 +69,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func knownValue(_ key: Key) -> OpaquePointer? {
         guard let tags, isValid else { return nil }
-        return values.pointee.knownValue(tags[KeyTagTable.tag(of: key)])
+        return values.knownValue(tags[KeyTagTable.tag(of: key)])
     }
 
     /// An INTEGER column that fits in `T`, or nil for anything else (which the slow path explains).
@@ -141,24 +139,23 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     @inline(__always)
     private func fastString(_ value: OpaquePointer?, _ column: Int32) throws -> String? {
         guard let value, sqlite3_value_type(value) == SQLITE_TEXT else { return nil }
-        guard let text = sqlite3_value_text(value) else {
+        switch UTF8Text.string(of: value) {
+        case .value(let string): return string
+        case .noBytes:
             return try Statement.emptyOrNoMemory(
                 "", decoder.handle, column: column, byteCount: sqlite3_value_bytes(value))
+        case .unreadable: throw decoder.invalidText(column: column)
         }
-        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
-        guard let string = UTF8Text.string(bytes) else {
-            throw decoder.invalidText(column: column)
-        }
-        return string
     }
 
     /// TEXT with its bytes at hand, or nil for anything else, TEXT that is not valid UTF-8 included
     /// (which the slow path explains).
     @inline(__always)
     private func knownString(_ value: OpaquePointer) -> String? {
-        guard sqlite3_value_type(value) == SQLITE_TEXT, let text = sqlite3_value_text(value) else { return nil }
-        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
-        return UTF8Text.string(bytes)
+        guard sqlite3_value_type(value) == SQLITE_TEXT, case .value(let string) = UTF8Text.string(of: value) else {
+            return nil
+        }
+        return string
     }
 
     @inline(__always)

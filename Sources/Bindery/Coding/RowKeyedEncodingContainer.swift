@@ -11,28 +11,25 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     private let row: EncodedRow
     private let values: ValueEncoder
     /// Slots by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
-    private let tags: UnsafeMutablePointer<Int32>?
+    private let tags: KeyTagTable.Entries?
     /// The counter that says whether the container is still valid, and the value it must hold.
-    private let generation: UnsafeMutablePointer<UInt64>
-    private let expected: UInt64
+    private let generation: RowGenerations.Stamp
     var codingPath: [any CodingKey] { [] }
 
-    /// A container of `core`'s row, valid while `generation` holds the value it holds now; with
-    /// `expired`, a container that is already not valid (asked for when no record is being encoded).
-    init(core: RowEncoderCore, tags: KeyTagTable?, generation: UnsafeMutablePointer<UInt64>, expired: Bool = false) {
+    /// A container of `core`'s row, valid while `generation` is current; with `expired`, a container
+    /// that is already not valid (asked for when no record is being encoded).
+    init(core: RowEncoderCore, tags: KeyTagTable?, generation: RowGenerations.Stamp, expired: Bool = false) {
         self.coreReference = Unmanaged.passUnretained(core)
         self.row = core.row
         self.values = core.values
         self.tags = tags?.entries
-        self.generation = generation
-        // The counter only counts up: a value it held before never comes back.
-        self.expected = expired ? generation.pointee &- 1 : generation.pointee
+        self.generation = expired ? generation.refused : generation
     }
 
     /// Throws when the container was kept past its record.
     @inline(__always)
     private func checkValid(_ key: Key) throws {
-        guard generation.pointee == expected else { throw Self.expired(key) }
+        guard generation.isCurrent else { throw Self.expired(key) }
     }
 
     /// The error of a container used after its record; only the key is named.
@@ -206,7 +203,7 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 
     /// The core, or for a container kept past its record, a new core that encodes nothing.
     private var liveCore: RowEncoderCore {
-        generation.pointee == expected ? coreReference.takeUnretainedValue() : RowEncoderCore(options: CodingOptions())
+        generation.isCurrent ? coreReference.takeUnretainedValue() : RowEncoderCore(options: CodingOptions())
     }
 }
 

@@ -1,11 +1,58 @@
+import CSQLite
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
 
-/// TEXT read from SQLite as a `String`, refused when its bytes are not valid UTF-8.
+/// TEXT read from SQLite as a `String` (refused when its bytes are not valid UTF-8) or a `Date`: the one
+/// reader of a value's or a column's text bytes for the Coding and Queries layers.
+///
+/// Safety: this file is the only one of those layers that makes a buffer of SQLite's text bytes. Each
+/// buffer is made from `sqlite3_value_text` (or `sqlite3_column_text`) and its byte count, asked for
+/// in that order as SQLite's documentation requires, and used only within the call that made it: the
+/// bytes are valid until the statement steps or resets, or the value is converted, none of which
+/// happens meanwhile, and no pointer escapes.
 enum UTF8Text {
+    /// What reading TEXT gave.
+    enum Read<Value> {
+        /// The value read.
+        case value(Value)
+        /// SQLite gave no bytes: the text is empty, or SQLite ran out of memory (see
+        /// ``Statement/emptyOrNoMemory(_:_:column:byteCount:)``).
+        case noBytes
+        /// The bytes are not valid UTF-8 (for a string) or not a date SQLite's date functions read.
+        case unreadable
+    }
+
+    /// The TEXT of `value` (a TEXT value) as a `String`.
+    @inline(__always)
+    static func string(of value: OpaquePointer?) -> Read<String> {
+        guard let text = sqlite3_value_text(value) else { return .noBytes }
+        guard let string = string(UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))) else {
+            return .unreadable
+        }
+        return .value(string)
+    }
+
+    /// The TEXT of `value` (a TEXT value) as a date (see ``SQLiteDate/date(fromUTF8:)``).
+    static func date(of value: OpaquePointer?) -> Read<Date> {
+        guard let text = sqlite3_value_text(value) else { return .noBytes }
+        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
+        guard let date = SQLiteDate.date(fromUTF8: bytes) else { return .unreadable }
+        return .value(date)
+    }
+
+    /// The TEXT of `column` of `statement`'s current row, with U+FFFD in place of each invalid
+    /// sequence (for messages and for keys compared as SQLite stored them); "" when SQLite gives no bytes.
+    static func lossyString(column: Int32, of statement: OpaquePointer) -> String {
+        guard let text = sqlite3_column_text(statement, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
     /// `bytes` as a `String`, or nil when they are not valid UTF-8.
     ///
     /// `String(decoding:as:)` validates the bytes as it copies them and puts U+FFFD in place of each

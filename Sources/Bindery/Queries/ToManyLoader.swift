@@ -284,10 +284,7 @@ final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringCon
         switch sqlite3_column_type(statement, index) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, index))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, index))
-        case SQLITE_TEXT:
-            let count = Int(sqlite3_column_bytes(statement, index))
-            guard let text = sqlite3_column_text(statement, index) else { return .text("") }
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_TEXT: return .text(UTF8Text.lossyString(column: index, of: statement))
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(statement, index))
             guard let bytes = sqlite3_column_blob(statement, index) else { return .blob(Data()) }
