@@ -26,27 +26,6 @@ import Testing
         SELECT x FROM c
         """
 
-    /// A value set inside a database closure and read by the test (when a statement stopped, how long
-    /// it ran, the errors it saw).
-    private final class Locked<Value: Sendable>: @unchecked Sendable {
-        // @unchecked: `stored` is only touched under `lock`.
-        private let lock = NSLock()
-        private var stored: Value
-
-        init(_ value: Value) {
-            stored = value
-        }
-
-        var value: Value {
-            get { lock.withLock { stored } }
-            set { lock.withLock { stored = newValue } }
-        }
-
-        func update(_ change: (inout Value) -> Void) {
-            lock.withLock { change(&stored) }
-        }
-    }
-
     /// Runs `body` and keeps in `elapsed` how long it took, whether it returns or throws.
     private static func measure<T>(into elapsed: Locked<Duration?>, _ body: () throws -> T) rethrows -> T {
         let start = ContinuousClock.now

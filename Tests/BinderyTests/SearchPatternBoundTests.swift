@@ -167,20 +167,4 @@ import Testing
         #expect(late < .seconds(10), "the cancel ended the search \(late) after it was asked")
         try await db.close()
     }
-
-    /// A value shared between the test, the reader's thread and a Dispatch thread.
-    private final class Locked<Value: Sendable>: @unchecked Sendable {
-        // @unchecked Sendable is safe: `stored` is only read and written while `lock` is held.
-        private let lock = NSLock()
-        private var stored: Value
-
-        init(_ value: Value) {
-            stored = value
-        }
-
-        var value: Value {
-            get { lock.withLock { stored } }
-            set { lock.withLock { stored = newValue } }
-        }
-    }
 }

@@ -58,20 +58,4 @@ final class TestProcess: @unchecked Sendable {
     static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: Data, errors: Data) {
         try TestProcess(executable, arguments).finish()
     }
-
-    /// A value shared with the thread that reads the standard error.
-    private final class Locked<Value: Sendable>: @unchecked Sendable {
-        // @unchecked Sendable is safe: `stored` is only read and written while `lock` is held.
-        private let lock = NSLock()
-        private var stored: Value
-
-        init(_ value: Value) {
-            stored = value
-        }
-
-        var value: Value {
-            get { lock.withLock { stored } }
-            set { lock.withLock { stored = newValue } }
-        }
-    }
 }
