@@ -48,9 +48,7 @@ enum UTF8Text {
     /// The TEXT of `column` of `statement`'s current row, with U+FFFD in place of each invalid
     /// sequence (for messages and for keys compared as SQLite stored them); "" when SQLite gives no bytes.
     static func lossyString(column: Int32, of statement: OpaquePointer) -> String {
-        guard let text = sqlite3_column_text(statement, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(statement, column))
-        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+        SQLiteMemory.string(column: column, of: statement) ?? ""
     }
 
     /// `bytes` as a `String`, or nil when they are not valid UTF-8.

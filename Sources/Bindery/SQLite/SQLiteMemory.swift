@@ -19,7 +19,6 @@ enum SQLiteMemory {
 
     /// The text of column `index` of `statement`'s current row, invalid UTF-8 repaired with U+FFFD;
     /// nil when SQLite gives no pointer (an empty value, or no memory: the caller tells them apart).
-    @inline(__always)
     static func string(column index: Int32, of statement: OpaquePointer) -> String? {
         guard let text = sqlite3_column_text(statement, index) else { return nil }
         let count = Int(sqlite3_column_bytes(statement, index))
@@ -28,7 +27,6 @@ enum SQLiteMemory {
 
     /// The bytes of column `index` of `statement`'s current row; nil when SQLite gives no pointer (an
     /// empty value, or no memory: the caller tells them apart).
-    @inline(__always)
     static func data(column index: Int32, of statement: OpaquePointer) -> Data? {
         guard let bytes = sqlite3_column_blob(statement, index) else { return nil }
         return Data(bytes: bytes, count: Int(sqlite3_column_bytes(statement, index)))
@@ -86,7 +84,6 @@ enum SQLiteMemory {
 
     /// Binds `value`'s UTF-8 as TEXT to parameter `index` of `statement` (copied by SQLite, NUL bytes
     /// included); SQLite's result code.
-    @inline(__always)
     static func bindText(_ value: String, to statement: OpaquePointer, at index: Int32) -> Int32 {
         var value = value
         return value.withUTF8 { bytes -> Int32 in
@@ -103,7 +100,6 @@ enum SQLiteMemory {
 
     /// Binds `value` as a BLOB to parameter `index` of `statement` (copied by SQLite; empty is an empty
     /// blob, not NULL); SQLite's result code.
-    @inline(__always)
     static func bindBlob(_ value: Data, to statement: OpaquePointer, at index: Int32) -> Int32 {
         value.withUnsafeBytes { bytes -> Int32 in
             guard let base = bytes.baseAddress, bytes.count > 0 else {
