@@ -3,17 +3,15 @@ import Foundation
 /// The keyed container of ``InsertedRowDecoder``: each key reads the stored value of the slot the
 /// encoder filled for the same coding key, and gives up where ``RowDecoder`` might answer otherwise.
 struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    // As ``RowKeyedDecodingContainer`` does, the container holds no counted reference: it reads its
-    // decoder only after checking the decoder's row counter, which is never freed (see RowGenerations).
-    private let decoderReference: Unmanaged<InsertedRowDecoder>
+    // As ``RowKeyedDecodingContainer`` does, the container holds no counted reference: it reaches its
+    // decoder only while its stamp of the decoder's row counter (or, for the container reused record
+    // after record, of its kept-container counter) is current (see RowGenerations.Held).
+    private let held: RowGenerations.Held<InsertedRowDecoder>
     /// The decoder's row of bound values, lent (see ``Lent``) as the decoder is: read only after the row
     /// counter check, while the decoder holds the row. Counted, it cost a retain and a release per field
     /// (the standard library's box copies the container on every call): `insert()` of 100,000 decoded
     /// records one by one 1,126,379,886 instructions counted, 1,075,379,886 lent (+4.7%, callgrind).
     private let row: Lent<EncodedRow>
-    /// The decoder's row counter (or, for the container reused record after record, its kept-container
-    /// counter), and the value it must hold for the container to read.
-    private let generation: RowGenerations.Stamp
     private let current: UnsafeMutablePointer<InsertedRowDecoder.Current>
     /// Slots by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
     private let tags: KeyTagTable.Entries?
@@ -21,15 +19,25 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     /// A container reading `decoder`'s rows while `generation` is current.
     init(decoder: InsertedRowDecoder, tags: KeyTagTable?, generation: RowGenerations.Stamp) {
-        self.decoderReference = Unmanaged.passUnretained(decoder)
+        self.held = RowGenerations.Held(decoder, stamp: generation)
         self.row = Lent(decoder.row)
-        self.generation = generation
         self.current = decoder.current
         self.tags = tags?.entries
     }
 
-    /// The decoder, once the container was found valid.
-    private var decoder: InsertedRowDecoder { decoderReference.takeUnretainedValue() }
+    /// The decoder, once the container was found valid; a container kept past its row throws.
+    private var decoder: InsertedRowDecoder {
+        get throws {
+            guard let decoder = held.object else { throw RowDecoder.expired("a keyed decoding container") }
+            return decoder
+        }
+    }
+
+    /// The decoder gives up on the row (see ``InsertedRowDecoder/giveUp()``), when the container is
+    /// still valid; the error that stops `init(from:)`.
+    private func giveUp() -> InsertedRowDecoder.GaveUp {
+        held.object?.giveUp() ?? InsertedRowDecoder.GaveUp()
+    }
 
     /// The slot `key` reads: the one the encoder filled for the same coding key; -1 when there is none.
     @inline(__always)
@@ -51,52 +59,52 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// row throws.
     @inline(__always)
     private func value(_ key: Key) throws -> SQLiteValue {
-        guard generation.isCurrent else {
+        guard held.isCurrent else {
             throw RowDecoder.expired("a keyed decoding container", codingPath: [key])
         }
         let slot = slot(key)
         guard slot >= 0, slot < current.pointee.slotCount, let slots = current.pointee.slots else {
-            throw decoder.giveUp()
+            throw giveUp()
         }
         switch slots[slot] {
         case .bound: return row.with { $0.value(at: slot) }
         case .null: return .null
         case .rowid: return .integer(current.pointee.rowid)
-        case .unknown: throw decoder.giveUp()
+        case .unknown: throw giveUp()
         }
     }
 
     @inline(__always)
     private func integer<T: FixedWidthInteger>(_ type: T.Type, _ value: SQLiteValue) throws -> T {
         guard case .integer(let integer) = value, let exact = T(exactly: integer) else {
-            throw decoder.giveUp()
+            throw giveUp()
         }
         return exact
     }
 
     @inline(__always)
     private func converted<T>(_ type: T.Type, _ value: SQLiteValue) throws -> T {
-        guard let converted = decoder.convert(value, to: T.self) else {
-            throw decoder.giveUp()
+        guard let converted = try decoder.convert(value, to: T.self) else {
+            throw giveUp()
         }
         return converted
     }
 
     @inline(__always)
     private func string(_ value: SQLiteValue) throws -> String {
-        guard case .text(let text) = value else { throw decoder.giveUp() }
+        guard case .text(let text) = value else { throw giveUp() }
         return text
     }
 
     @inline(__always)
     private func double(_ value: SQLiteValue) throws -> Double {
-        guard let double = InsertedRowDecoder.double(from: value) else { throw decoder.giveUp() }
+        guard let double = InsertedRowDecoder.double(from: value) else { throw giveUp() }
         return double
     }
 
     @inline(__always)
     private func bool(_ value: SQLiteValue) throws -> Bool {
-        guard let bool = InsertedRowDecoder.bool(from: value) else { throw decoder.giveUp() }
+        guard let bool = InsertedRowDecoder.bool(from: value) else { throw giveUp() }
         return bool
     }
 
@@ -104,15 +112,15 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         let double = try double(value)
         let float = Float(double)
         if float.isInfinite && double.isFinite {
-            throw decoder.giveUp()
+            throw giveUp()
         }
         return float
     }
 
     /// Nothing is known about the table's other columns: the decoder gives up.
     var allKeys: [Key] {
-        if generation.isCurrent {
-            _ = decoder.giveUp()
+        if held.isCurrent {
+            _ = giveUp()
         }
         return []
     }
@@ -120,10 +128,10 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// Whether the row has `key`'s column; false, and the decoder gives up, when that is not known.
     /// False once the row is gone (reading the key then throws).
     func contains(_ key: Key) -> Bool {
-        guard generation.isCurrent else { return false }
+        guard held.isCurrent else { return false }
         let slot = slot(key)
         guard slot >= 0, slot < current.pointee.slotCount, current.pointee.slots?[slot] != .unknown else {
-            _ = decoder.giveUp()
+            _ = giveUp()
             return false
         }
         return true
@@ -209,10 +217,10 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     /// Gives up on the row (a kept container throws instead); returns the error that stops `init(from:)`.
     private func unsupported() throws -> InsertedRowDecoder.GaveUp {
-        guard generation.isCurrent else {
+        guard held.isCurrent else {
             throw RowDecoder.expired("a keyed decoding container", codingPath: codingPath)
         }
-        return decoder.giveUp()
+        return giveUp()
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws

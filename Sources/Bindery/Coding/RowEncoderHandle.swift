@@ -1,31 +1,26 @@
 /// The `Encoder` that a value's `encode(to:)` is given: its ``RowEncoderCore``, for as long as that value
 /// is encoded.
 ///
-/// An `encode(to:)` may keep its encoder. Used after its value, the handle does not use the core: it
-/// checks the core's row counter (see ``RowGenerations``) and hands out containers that throw.
+/// An `encode(to:)` may keep its encoder. Used after its value, the handle does not use the core: its
+/// stamp of the core's row counter is no longer current (see ``RowGenerations/Held``), and it hands
+/// out containers that throw.
 struct RowEncoderHandle: Encoder {
-    private let core: RowEncoderCore
-    /// The core's row counter, and the value it holds while the value is encoded.
-    private let generation: RowGenerations.Stamp
+    /// The core, not counted (a retain and a release per record), while the value is encoded.
+    private let held: RowGenerations.Held<RowEncoderCore>
 
     /// A handle on `core` for the value it encodes now, valid while `generation` is current.
     init(core: RowEncoderCore, generation: RowGenerations.Stamp) {
-        self.core = core
-        self.generation = generation
+        self.held = RowGenerations.Held(core, stamp: generation)
     }
-
-    /// Whether the value the handle was made for is still being encoded.
-    @inline(__always)
-    private var isValid: Bool { generation.isCurrent }
 
     var codingPath: [any CodingKey] { [] }
 
     var userInfo: [CodingUserInfoKey: Any] {
-        isValid ? core.userInfo : [:]
+        held.object?.userInfo ?? [:]
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        guard isValid else { return Self.expiredContainer(keyedBy: type) }
+        guard let core = held.object else { return Self.expiredContainer(keyedBy: type) }
         return core.container(keyedBy: type)
     }
 
@@ -38,13 +33,11 @@ struct RowEncoderHandle: Encoder {
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        guard isValid else { return Self.idleCore().unkeyedContainer() }
-        return core.unkeyedContainer()
+        (held.object ?? Self.idleCore()).unkeyedContainer()
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        guard isValid else { return Self.idleCore().singleValueContainer() }
-        return core.singleValueContainer()
+        (held.object ?? Self.idleCore()).singleValueContainer()
     }
 
     /// A core that encodes nothing, for a handle kept past its value: the keyed containers it hands

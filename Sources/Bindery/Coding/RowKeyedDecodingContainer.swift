@@ -4,12 +4,10 @@ import Foundation
 /// The keyed container of ``RowDecoder``: each key reads the column of that name.
 struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     // The container holds no reference that needs counting: the standard library's container box
-    // copies it on every call with a plain memory copy. It reads its decoder (which owns the tag table
-    // and the row's values) only after checking its counter (see RowGenerations), which never goes
-    // away: a container kept past its row throws, and touches neither the decoder nor its memory.
-    private let decoderReference: Unmanaged<RowDecoder>
-    /// The counter that says whether the container is still valid, and the value it must hold.
-    private let generation: RowGenerations.Stamp
+    // copies it on every call with a plain memory copy. It reaches its decoder (which owns the tag
+    // table and the row's values) only while its stamp is current (see RowGenerations.Held): a
+    // container kept past its row throws, and touches neither the decoder nor its memory.
+    private let held: RowGenerations.Held<RowDecoder>
     /// The row's values, for the fast paths that read a column straight from SQLite.
     private let values: ColumnValues.Shared
     /// Columns by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
@@ -17,15 +15,14 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     var codingPath: [any CodingKey] { [] }
 
     init(decoder: RowDecoder, tags: KeyTagTable?, generation: RowGenerations.Stamp) {
-        self.decoderReference = Unmanaged.passUnretained(decoder)
+        self.held = RowGenerations.Held(decoder, stamp: generation)
         self.values = decoder.values
         self.tags = tags?.entries
-        self.generation = generation
     }
 
     /// Whether the container may read: it was not kept past its row.
     @inline(__always)
-    private var isValid: Bool { generation.isCurrent }
+    private var isValid: Bool { held.isCurrent }
 
     /// Throws when the container was kept past its row.
     @inline(__always)
@@ -33,8 +30,14 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         guard isValid else { throw RowDecoder.expired("a keyed decoding container", codingPath: [key]) }
     }
 
-    /// The decoder, for everything but the fast paths.
-    private var decoder: RowDecoder { decoderReference.takeUnretainedValue() }
+    /// The decoder, for everything but the fast paths; a container kept past its row throws.
+    @inline(__always)
+    private var decoder: RowDecoder {
+        get throws {
+            guard let decoder = held.object else { throw RowDecoder.expired("a keyed decoding container") }
+            return decoder
+        }
+    }
 
     /// The column that `key` reads; negative when the row has none or several (see
     /// ``RowDecoder/column(for:)``). A container kept past its row throws.
@@ -42,14 +45,14 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func lookUp(_ key: Key) throws -> Int32 {
         try checkValid(key)
         guard let tags else {
-            return decoder.column(for: key.stringValue)
+            return try decoder.column(for: key.stringValue)
         }
         let tag = KeyTagTable.tag(of: key)
         let known = tags[tag]
         if known != KeyTagTable.unknown {
             return known
         }
-        let column = decoder.column(for: key.stringValue)
+        let column = try decoder.column(for: key.stringValue)
         tags[tag] = column
         return column
     }
@@ -111,7 +114,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
             // No column (or several): the record's own column is absent, which nil would hide.
-            if column < 0 { throw decoder.unresolved(key, column: column) }
+            if column < 0 { throw try decoder.unresolved(key, column: column) }
             return nil
         }
         if let integer = fastInteger(T.self, value) {
@@ -143,8 +146,8 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         case .value(let string): return string
         case .noBytes:
             return try Statement.emptyOrNoMemory(
-                "", decoder.handle, column: column, byteCount: sqlite3_value_bytes(value))
-        case .unreadable: throw decoder.invalidText(column: column)
+                "", try decoder.handle, column: column, byteCount: sqlite3_value_bytes(value))
+        case .unreadable: throw try decoder.invalidText(column: column)
         }
     }
 
@@ -170,7 +173,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     /// The keys whose string value names a column of the row; none once the row is gone.
     var allKeys: [Key] {
-        guard isValid else { return [] }
+        guard let decoder = held.object else { return [] }
         return decoder.columnNames.compactMap { Key(stringValue: $0) }
     }
 
@@ -186,7 +189,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func column(_ key: Key) throws -> Int32 {
         let column = try lookUp(key)
         if column < 0 {
-            throw decoder.unresolved(key, column: column)
+            throw try decoder.unresolved(key, column: column)
         }
         return column
     }
@@ -196,14 +199,14 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     private func presentColumn(_ key: Key) throws -> Int32? {
         let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
-            if column < 0 { throw decoder.unresolved(key, column: column) }
+            if column < 0 { throw try decoder.unresolved(key, column: column) }
             return nil
         }
         return column
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        decoder.isNull(try column(key))
+        try decoder.isNull(column(key))
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.bool(column(key)) }
@@ -289,7 +292,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
             // No column (or several): the record's own column is absent, which nil would hide.
-            if column < 0 { throw decoder.unresolved(key, column: column) }
+            if column < 0 { throw try decoder.unresolved(key, column: column) }
             return nil
         }
         if let string = try fastString(value, column) {
@@ -314,7 +317,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         let (column, value) = try value(key)
         guard let value, sqlite3_value_type(value) != SQLITE_NULL else {
             // No column (or several): the record's own column is absent, which nil would hide.
-            if column < 0 { throw decoder.unresolved(key, column: column) }
+            if column < 0 { throw try decoder.unresolved(key, column: column) }
             return nil
         }
         if let double = fastDouble(value) {
@@ -373,7 +376,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
                 return try decoder.decodeScopedIfPresent(T.self, key: key)
             }
             // No column (or several): the record's own column is absent, which nil would hide.
-            if column < 0 { throw decoder.unresolved(key, column: column) }
+            if column < 0 { throw try decoder.unresolved(key, column: column) }
             return nil
         }
         return try decoder.decodeValue(T.self, column: column)
@@ -391,13 +394,14 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     /// The same row: a superclass decodes its properties from further columns.
     func superDecoder() throws -> any Decoder {
-        guard isValid else { throw RowDecoder.expired("a keyed decoding container") }
+        guard let decoder = held.object else { throw RowDecoder.expired("a keyed decoding container") }
         return decoder
     }
 
     /// A decoder for the one column of `key`, which supports a single-value container.
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        ColumnDecoder(row: decoder, column: try column(key))
+        let column = try column(key)
+        return ColumnDecoder(row: try decoder, column: column)
     }
 
     private func unsupported(_ what: String, _ key: Key) -> DecodingError {

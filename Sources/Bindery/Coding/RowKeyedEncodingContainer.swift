@@ -5,31 +5,28 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     // The standard library's container box calls the `mutating` encode methods on the container where
     // it lies, so the counted references to the row and the value encoder cost nothing per call. The
     // core, which keeps the reused container, is not counted (that would be a cycle): the container
-    // reaches it only after checking its counter (see RowGenerations), which never goes away. A
-    // container kept past its record throws, and writes nothing.
-    private let coreReference: Unmanaged<RowEncoderCore>
+    // reaches it only while its stamp is current (see RowGenerations.Held). A container kept past its
+    // record throws, and writes nothing.
+    private let held: RowGenerations.Held<RowEncoderCore>
     private let row: EncodedRow
     private let values: ValueEncoder
     /// Slots by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
     private let tags: KeyTagTable.Entries?
-    /// The counter that says whether the container is still valid, and the value it must hold.
-    private let generation: RowGenerations.Stamp
     var codingPath: [any CodingKey] { [] }
 
     /// A container of `core`'s row, valid while `generation` is current; with `expired`, a container
     /// that is already not valid (asked for when no record is being encoded).
     init(core: RowEncoderCore, tags: KeyTagTable?, generation: RowGenerations.Stamp, expired: Bool = false) {
-        self.coreReference = Unmanaged.passUnretained(core)
+        self.held = RowGenerations.Held(core, stamp: expired ? generation.refused : generation)
         self.row = core.row
         self.values = core.values
         self.tags = tags?.entries
-        self.generation = expired ? generation.refused : generation
     }
 
     /// Throws when the container was kept past its record.
     @inline(__always)
     private func checkValid(_ key: Key) throws {
-        guard generation.isCurrent else { throw Self.expired(key) }
+        guard held.isCurrent else { throw Self.expired(key) }
     }
 
     /// The error of a container used after its record; only the key is named.
@@ -203,7 +200,7 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 
     /// The core, or for a container kept past its record, a new core that encodes nothing.
     private var liveCore: RowEncoderCore {
-        generation.isCurrent ? coreReference.takeUnretainedValue() : RowEncoderCore(options: CodingOptions())
+        held.object ?? RowEncoderCore(options: CodingOptions())
     }
 }
 

@@ -31,9 +31,13 @@ final class RecordSlot {
         if memory == nil || byteCount != size || alignment != align {
             allocate(byteCount: size, alignment: align)
         }
-        memory?.initializeMemory(as: T.self, repeating: value, count: 1)
-        isFull = memory != nil
-        return isFull
+        guard let memory else { return false }
+        // Bound and initialized as a typed pointer, which the compiler specializes: the raw pointer's
+        // `initializeMemory(as:repeating:count:)` is a call into the runtime (callgrind, issue 38:
+        // `find(_:id:)`, 36 instructions a call).
+        memory.bindMemory(to: T.self, capacity: 1).initialize(to: value)
+        isFull = true
+        return true
     }
 
     /// Moves the value out of the slot, which is then empty; nil when it holds none.
