@@ -35,9 +35,10 @@ public protocol ColumnEncodable: Encodable {
 }
 
 extension ColumnEncodable {
-    /// Writes the columns of the value at `pointer`: called through the metatype, so that code generic
-    /// over an `Encodable` type can reach the conformance without boxing each value.
-    static func encodeColumns(of pointer: UnsafeRawPointer, to columns: inout ColumnWriter) throws {
-        try pointer.assumingMemoryBound(to: Self.self).pointee.encodeColumns(to: &columns)
+    /// Writes the columns of `value`, which is of this type, where it lies: called through the
+    /// metatype, so that code generic over an `Encodable` type can reach the conformance without boxing
+    /// or copying each value. A value of another type writes nothing.
+    static func encodeColumns<Value>(of value: borrowing Value, to columns: inout ColumnWriter) throws {
+        try ExactCast.borrow(value, as: Self.self) { try $0.encodeColumns(to: &columns) }
     }
 }

@@ -23,6 +23,32 @@ enum ExactCast {
         return cast
     }
 
+    /// Runs `body` on `value`, where it lies, as a `Target`, when `Target` is exactly `Value`'s type;
+    /// nil, without running `body`, for any other type. Neither a copy nor a cast of the value: how a
+    /// protocol's static method reached through a metatype (`any ColumnEncodable.Type`) reads a value
+    /// that generic code holds as a `Value` (a copy would retain each of its strings).
+    @inline(__always)
+    static func borrow<Value, Target, R>(
+        _ value: borrowing Value, as target: Target.Type, _ body: (borrowing Target) throws -> R
+    ) rethrows -> R? {
+        guard Value.self == Target.self else { return nil }
+        return try withUnsafePointer(to: value) { pointer in
+            try pointer.withMemoryRebound(to: Target.self, capacity: 1) { try body($0.pointee) }
+        }
+    }
+
+    /// Runs `body` on `value`, where it lies, as an `inout Target`, when `Target` is exactly `Value`'s
+    /// type; nil, without running `body`, for any other type (see ``borrow(_:as:_:)``).
+    @inline(__always)
+    static func modify<Value, Target, R>(
+        _ value: inout Value, as target: Target.Type, _ body: (inout Target) throws -> R
+    ) rethrows -> R? {
+        guard Value.self == Target.self else { return nil }
+        return try withUnsafeMutablePointer(to: &value) { pointer in
+            try pointer.withMemoryRebound(to: Target.self, capacity: 1) { try body(&$0.pointee) }
+        }
+    }
+
     /// The error of ``decoded(_:as:)``, out of line.
     @inline(never)
     static func mismatch(_ value: Any.Type, _ target: Any.Type) -> DecodingError {

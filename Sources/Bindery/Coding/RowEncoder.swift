@@ -96,12 +96,8 @@ final class RowEncoderCore: Encoder {
     private var isEncoding: Bool { generations.isInRow }
 
     /// Encodes `value` into ``row``, replacing the previous row's values.
-    func encodeRow<T: Encodable>(_ value: T) throws {
-        try withUnsafePointer(to: value) { try encodeRow(at: $0) }
-    }
-
-    /// Encodes the value at `pointer` into ``row``, replacing the previous row's values.
-    func encodeRow<T: Encodable>(at pointer: UnsafePointer<T>) throws {
+    /// The value is borrowed, not copied: a copy of a record would retain each of its strings.
+    func encodeRow<T: Encodable>(_ value: borrowing T) throws {
         if encodedType != ObjectIdentifier(T.self) {
             encodedType = ObjectIdentifier(T.self)
             columnEncodable = T.self as? any ColumnEncodable.Type
@@ -110,25 +106,25 @@ final class RowEncoderCore: Encoder {
         }
         if let columnEncodable {
             if verifiedRows < Self.rowsToVerify {
-                try encodeVerified(pointer, columnEncodable)
+                try encodeVerified(value, columnEncodable)
             } else {
-                try encodeColumns(pointer, columnEncodable)
+                try encodeColumns(value, columnEncodable)
                 // Values are compared on the first rows only, but which columns a row has is checked on
                 // every row: one with other columns than the first (a key left out only when a value is
                 // nil, say) is compared with its Codable form again.
                 if !row.presentSlotsEqual(checkedSlots) {
-                    try encodeVerified(pointer, columnEncodable)
+                    try encodeVerified(value, columnEncodable)
                 }
             }
             return
         }
-        try encodeCodable(pointer)
+        try encodeCodable(value)
     }
 
-    /// Encodes the value at `pointer` through its `encode(to:)`, where it lies (a copy of a record
+    /// Encodes `value` through its `encode(to:)`, where it lies (a copy of a record
     /// would retain each of its strings).
     @inline(__always)
-    private func encodeCodable<T: Encodable>(_ pointer: UnsafePointer<T>) throws {
+    private func encodeCodable<T: Encodable>(_ value: borrowing T) throws {
         row.startRow()
         // Reset only when set: assigning nil releases the old value, a call each even when it is nil.
         if failure != nil {
@@ -142,23 +138,13 @@ final class RowEncoderCore: Encoder {
         }
         generations.advanceRow()
         defer { endValue() }
-        try Self.encode(
-            &UnsafeMutablePointer(mutating: pointer).pointee,
-            to: RowEncoderHandle(core: self, generation: generations.rowStamp))
+        try value.encode(to: RowEncoderHandle(core: self, generation: generations.rowStamp))
         if let nonKeyedRequest {
             throw Self.notARow(T.self, asked: "encodes itself through \(nonKeyedRequest)")
         }
         if let failure {
             throw failure
         }
-    }
-
-    /// Calls `value`'s `encode(to:)` where it lies. Called on `pointer.pointee` directly, the value is
-    /// first copied (the memory behind a pointer could change during the call), which retains each
-    /// of its strings; an `inout` value is exclusive to the call, and is not. Nothing writes to it.
-    @inline(__always)
-    private static func encode<T: Encodable>(_ value: inout T, to encoder: RowEncoderHandle) throws {
-        try value.encode(to: encoder)
     }
 
     /// Ends the value: its containers refuse to write from now on. The reused keyed container is
@@ -195,20 +181,20 @@ final class RowEncoderCore: Encoder {
 
     /// Encodes `value` through its `encodeColumns(to:)`.
     @inline(__always)
-    private func encodeColumns<T: Encodable>(_ pointer: UnsafePointer<T>, _ type: any ColumnEncodable.Type) throws {
+    private func encodeColumns<T: Encodable>(_ value: borrowing T, _ type: any ColumnEncodable.Type) throws {
         row.startRow()
         var writer = ColumnWriter(core: self)
         // A writer kept past this call refuses to write (see ColumnWriter).
         defer { row.endWriter() }
-        try type.encodeColumns(of: UnsafeRawPointer(pointer), to: &writer)
+        try type.encodeColumns(of: value, to: &writer)
     }
 
     /// Encodes `value` both ways and checks that its `encodeColumns(to:)` writes what its `encode(to:)`
     /// writes; the row then holds the `encodeColumns(to:)` values.
-    private func encodeVerified<T: Encodable>(_ pointer: UnsafePointer<T>, _ type: any ColumnEncodable.Type) throws {
-        try encodeCodable(pointer)
+    private func encodeVerified<T: Encodable>(_ value: borrowing T, _ type: any ColumnEncodable.Type) throws {
+        try encodeCodable(value)
         let expected = row.pairs
-        try encodeColumns(pointer, type)
+        try encodeColumns(value, type)
         let written = row.pairs
         if let mismatch = ColumnMismatch(expected: expected, written: written) {
             // The type, not the value, goes in the error: the value is user data.

@@ -33,14 +33,14 @@ final class BulkInserter {
         self.options = connection.recordContext.options
     }
 
-    /// Encodes, binds and runs the record at `record`.
-    func insert<T: Encodable>(_ record: UnsafePointer<T>) throws {
+    /// Encodes, binds and runs `record` (borrowed, not copied).
+    func insert<T: Encodable>(_ record: borrowing T) throws {
         try run(try bound(record))
     }
 
-    /// Encodes, binds and runs the record at `record` with `RETURNING *`; returns the row as stored (read
+    /// Encodes, binds and runs `record` with `RETURNING *`; returns the row as stored (read
     /// back when a trigger changed rows), or nil when none was (a row skipped by ``ConflictPolicy/ignore``).
-    func insertReturning<T: Record>(_ record: UnsafePointer<T>, as type: T.Type) throws -> T? {
+    func insertReturning<T: Record>(_ record: borrowing T, as type: T.Type) throws -> T? {
         let statement = try bound(record)
         let before = connection.totalChanges
         let stored: T
@@ -63,10 +63,10 @@ final class BulkInserter {
         return stored
     }
 
-    /// The record at `record`, encoded and bound to the statement for its columns.
+    /// `record`, encoded and bound to the statement for its columns.
     @inline(__always)
-    private func bound<T: Encodable>(_ record: UnsafePointer<T>) throws -> Statement {
-        try encoder.encodeRow(at: record)
+    private func bound<T: Encodable>(_ record: borrowing T) throws -> Statement {
+        try encoder.encodeRow(record)
         if let statement, row.isBound(to: statement) {
             if row.hasDeferredValues {
                 try row.bindDeferred(to: statement)

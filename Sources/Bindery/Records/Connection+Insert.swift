@@ -75,7 +75,7 @@ extension Connection {
             case .inserted?: return stored
             case .needsReturning?: shapeMemo = state.lastInsert  // the memo just tried: only this call replaces it
             case .otherShape?: break
-            case nil: try encoder.encodeRow(at: &stored)
+            case nil: try encoder.encodeRow(stored)
             }
             let memo: InsertMemo
             if let shapeMemo {
@@ -156,7 +156,7 @@ extension Connection {
     /// on the stack (callgrind: 33 instructions a call fewer).
     @inline(__always)
     private func encodeAndInsertPlain<T: Record>(
-        _ record: UnsafeMutablePointer<T>, state: RecordTypeState, encoder: RowEncoderCore, memo: InsertMemo,
+        _ record: inout T, state: RecordTypeState, encoder: RowEncoderCore, memo: InsertMemo,
         context: RecordContext, inexactCount: Int
     ) throws -> PlainInsert {
         let row = encoder.row
@@ -169,14 +169,14 @@ extension Connection {
             row.bindDirectly(to: statement, slots: columns, layout: memo.layout)
             defer { row.stopBinding() }
             do {
-                try encoder.encodeRow(at: UnsafePointer(record))
+                try encoder.encodeRow(record)
             } catch {
                 throw EncodingFailure(error: error)
             }
             // A slot learned by this record (a key seen for the first time) makes it another shape.
             guard row.count == columns.count, row.isBound(to: statement) else { return .otherShape }
             return try runPlain(
-                statement, record, state: state, encoder: encoder, memo: memo, context: context,
+                statement, &record, state: state, encoder: encoder, memo: memo, context: context,
                 boundAsEncoded: true, inexactCount: inexactCount)
         }
         let lent = try lendStatement(sql)
@@ -193,7 +193,7 @@ extension Connection {
                 // SQLite could not prepare the statement again after a schema change: once more with a
                 // new one, the row bound as it was encoded.
                 return try bindAndInsertPlain(
-                    record, state: state, encoder: encoder, memo: memo, context: context, inexactCount: inexactCount,
+                    &record, state: state, encoder: encoder, memo: memo, context: context, inexactCount: inexactCount,
                     preparedAgain: true)
             }
             throw error
@@ -215,12 +215,12 @@ extension Connection {
     /// ``Connection/withStatement(_:_:)`` does not enlarge its caller's frame.
     @inline(never)
     private func bindAndInsertPlain<T: Record>(
-        _ record: UnsafeMutablePointer<T>, state: RecordTypeState, encoder: RowEncoderCore, memo: InsertMemo,
+        _ record: inout T, state: RecordTypeState, encoder: RowEncoderCore, memo: InsertMemo,
         context: RecordContext, inexactCount: Int, preparedAgain: Bool = false
     ) throws -> PlainInsert {
         func run(_ statement: Statement) throws -> PlainInsert {
             try runPlain(
-                statement, record, state: state, encoder: encoder, memo: memo, context: context,
+                statement, &record, state: state, encoder: encoder, memo: memo, context: context,
                 boundAsEncoded: false, inexactCount: inexactCount)
         }
         return try preparedAgain ? withStatementAgain(memo.plainSQL, run) : withStatement(memo.plainSQL, run)
@@ -232,7 +232,7 @@ extension Connection {
     /// rowid as ``insertPlain(_:state:encoder:memo:context:encoding:inexactCount:)`` says.
     @inline(__always)
     private func runPlain<T: Record>(
-        _ statement: Statement, _ record: UnsafeMutablePointer<T>, state: RecordTypeState, encoder: RowEncoderCore,
+        _ statement: Statement, _ record: inout T, state: RecordTypeState, encoder: RowEncoderCore,
         memo: InsertMemo, context: RecordContext, boundAsEncoded: Bool, inexactCount: Int
     ) throws -> PlainInsert {
         let row = encoder.row
@@ -272,7 +272,7 @@ extension Connection {
             plan.with({ $0.storesRowIDKnowingEverySlot && $0.slotCount == row.count }),
             encoder.values.inexactCount == inexactCount
         {
-            storedAsGiven.didInsert(into: record, rowID: rowid)
+            storedAsGiven.didInsert(into: &record, rowID: rowid)
             return .unchanged
         }
         return .stored(rowid, plan.object)

@@ -17,15 +17,14 @@ extension Connection {
             // Walking an array through its buffer avoids the generic iterator's per-element overhead.
             // Each record is encoded where it lies, without a copy.
             let done = try records.withContiguousStorageIfAvailable { buffer in
-                guard let base = buffer.baseAddress else { return true }
-                for index in 0..<buffer.count {
-                    try inserter.insert(base + index)
+                for index in buffer.indices {
+                    try inserter.insert(buffer[index])
                 }
                 return true
             }
             if done == nil {
                 for record in records {
-                    try withUnsafePointer(to: record) { try inserter.insert($0) }
+                    try inserter.insert(record)
                 }
             }
             return inserter.inserted
@@ -51,7 +50,7 @@ extension Connection {
     public func insertAndFetch<S: Sequence>(contentsOf records: S, onConflict policy: ConflictPolicy = .abort) throws
         -> [S.Element]
     where S.Element: Record {
-        try insertReturningEach(records, policy: policy) { stored, record in stored ?? record.pointee }
+        try insertReturningEach(records, policy: policy) { stored, record in stored ?? copy record }
     }
 
     /// Inserts `records` in one transaction with one `RETURNING *` statement re-bound for each, and
@@ -59,7 +58,7 @@ extension Connection {
     /// and the record given. An array's records are read where they lie, without a copy.
     func insertReturningEach<S: Sequence, Result>(
         _ records: S, policy: ConflictPolicy,
-        result: (S.Element?, UnsafePointer<S.Element>) -> Result
+        result: (S.Element?, borrowing S.Element) -> Result
     ) throws -> [Result] where S.Element: Record {
         typealias T = S.Element
         let state = recordContext.state(for: T.self)
@@ -69,17 +68,14 @@ extension Connection {
             var stored = RecordBuffer<Result>(capacity: records.underestimatedCount)
             defer { stored.deallocate() }
             let done = try records.withContiguousStorageIfAvailable { buffer in
-                guard let base = buffer.baseAddress else { return true }
-                for index in 0..<buffer.count {
-                    let record = base + index
-                    stored.append(result(try inserter.insertReturning(record, as: T.self), record))
+                for index in buffer.indices {
+                    stored.append(result(try inserter.insertReturning(buffer[index], as: T.self), buffer[index]))
                 }
                 return true
             }
             if done == nil {
                 for record in records {
-                    stored.append(
-                        try withUnsafePointer(to: record) { result(try inserter.insertReturning($0, as: T.self), $0) })
+                    stored.append(result(try inserter.insertReturning(record, as: T.self), record))
                 }
             }
             return stored.array()

@@ -39,9 +39,10 @@ public protocol StoredAsGiven: Record {
 }
 
 extension StoredAsGiven {
-    /// Calls ``didInsert(rowID:)`` on the record at `record`, which is of this type: how `insert` reaches
-    /// it through the type kept as `any StoredAsGiven.Type` (``RecordTypeState/storedAsGiven``).
-    static func didInsert(into record: UnsafeMutableRawPointer, rowID: Int64) {
-        record.assumingMemoryBound(to: Self.self).pointee.didInsert(rowID: rowID)
+    /// Calls ``didInsert(rowID:)`` on `record`, which is of this type, where it lies: how `insert`
+    /// reaches it through the type kept as `any StoredAsGiven.Type` (``RecordTypeState/storedAsGiven``).
+    /// A record of another type is left as it is.
+    static func didInsert<Value>(into record: inout Value, rowID: Int64) {
+        ExactCast.modify(&record, as: Self.self) { $0.didInsert(rowID: rowID) }
     }
 }
