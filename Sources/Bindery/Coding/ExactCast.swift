@@ -6,7 +6,12 @@
 /// of types it returns nil. It never traps. (`as?` would give the same answer through the runtime's
 /// dynamic cast, a call of some hundred instructions for every value: that is the reason for this
 /// type.) Callers compare the types first themselves (`if T.self == Date.self`), to choose which
-/// conversion to run; the compiler folds the second, identical comparison away.
+/// conversion to run; the compiler folds the second, identical comparison away. ``borrow(_:as:_:)``
+/// and ``modify(_:as:_:)`` make the same comparison before they view a value, where it lies, as its
+/// own type, for the duration of one call (the scoped pointer never leaves it).
+///
+/// It is also where a type itself is read: ``metadataKind(of:)`` reads the first word of a type's
+/// metadata, which a metatype points to and which the runtime keeps for the life of the process.
 enum ExactCast {
     /// `value` as a `Target`, when `Target` is exactly `Value`'s type; nil for any other type.
     @inline(__always)
@@ -47,6 +52,12 @@ enum ExactCast {
         return try withUnsafeMutablePointer(to: &value) { pointer in
             try pointer.withMemoryRebound(to: Target.self, capacity: 1) { try body(&$0.pointee) }
         }
+    }
+
+    /// The first word of `type`'s runtime metadata: its kind, part of Swift's stable ABI (see
+    /// ``TypeKind``). A metatype is a pointer to that metadata, which lives as long as the process.
+    static func metadataKind(of type: Any.Type) -> Int {
+        unsafeBitCast(type, to: UnsafeRawPointer.self).load(as: Int.self)
     }
 
     /// The error of ``decoded(_:as:)``, out of line.

@@ -6,8 +6,7 @@ enum TypeKind: Equatable {
     /// The kind of `type`. The first word of a type's metadata is its kind, part of Swift's stable
     /// ABI: 0x200 for a struct, 0x201 for an enum, 0x202 for `Optional` (classes and the rest differ).
     init(of type: Any.Type) {
-        let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
-        switch metadata.load(as: Int.self) {
+        switch ExactCast.metadataKind(of: type) {
         case 0x200: self = .struct
         case 0x201: self = .enum
         case 0x202: self = .optional
