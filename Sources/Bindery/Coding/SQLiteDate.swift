@@ -57,9 +57,8 @@ public enum SQLiteDate {
         return text.withUTF8 { date(fromUTF8: $0) }
     }
 
-    /// Parses UTF-8 bytes, such as those `sqlite3_column_text` returns; see ``date(from:)``.
-    public static func date(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
-        var scanner = Scanner(bytes: bytes)
+    /// The date that `scanner`'s bytes hold, read from the start to the end; see ``date(from:)``.
+    static func date(scanning scanner: inout UTF8Text.Scanner) -> Date? {
         var days: Int64 = 10_957  // 2000-01-01, for a time without a date
         if scanner.peek(offset: 4) == 45 {  // YYYY-
             guard let year = scanner.number(digits: 4), scanner.take(45),
@@ -169,47 +168,5 @@ public enum SQLiteDate {
         let quotient = value / divisor
         let remainder = value % divisor
         return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
-    }
-
-    /// Reads ASCII digits and punctuation from a byte buffer.
-    private struct Scanner {
-        let bytes: UnsafeBufferPointer<UInt8>
-        var position = 0
-
-        var isAtEnd: Bool { position >= bytes.count }
-
-        func peek(offset: Int) -> UInt8? {
-            position + offset < bytes.count ? bytes[position + offset] : nil
-        }
-
-        mutating func take(_ byte: UInt8) -> Bool {
-            guard position < bytes.count, bytes[position] == byte else { return false }
-            position += 1
-            return true
-        }
-
-        /// Takes one byte of white space as SQLite counts it: space, tab, LF, VT, FF or CR.
-        mutating func takeSpace() -> Bool {
-            guard position < bytes.count, bytes[position] == 32 || (9...13).contains(bytes[position]) else {
-                return false
-            }
-            position += 1
-            return true
-        }
-
-        mutating func digit() -> Int64? {
-            guard position < bytes.count, (48...57).contains(bytes[position]) else { return nil }
-            position += 1
-            return Int64(bytes[position - 1] - 48)
-        }
-
-        mutating func number(digits: Int) -> Int64? {
-            var value: Int64 = 0
-            for _ in 0..<digits {
-                guard let digit = digit() else { return nil }
-                value = value * 10 + digit
-            }
-            return value
-        }
     }
 }

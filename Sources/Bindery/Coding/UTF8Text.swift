@@ -14,7 +14,9 @@ import Foundation
 /// buffer is made from `sqlite3_value_text` (or `sqlite3_column_text`) and its byte count, asked for
 /// in that order as SQLite's documentation requires, and used only within the call that made it: the
 /// bytes are valid until the statement steps or resets, or the value is converted, none of which
-/// happens meanwhile, and no pointer escapes.
+/// happens meanwhile, and no pointer escapes. The same holds for the buffer a ``Scanner`` reads (the
+/// date parser's): it is made for one parse, reads only below the buffer's count, and is dropped with
+/// the call; ``SQLiteDate/date(fromUTF8:)``, public, takes a buffer its caller keeps valid.
 enum UTF8Text {
     /// What reading TEXT gave.
     enum Read<Value> {
@@ -40,8 +42,8 @@ enum UTF8Text {
     /// The TEXT of `value` (a TEXT value) as a date (see ``SQLiteDate/date(fromUTF8:)``).
     static func date(of value: OpaquePointer?) -> Read<Date> {
         guard let text = sqlite3_value_text(value) else { return .noBytes }
-        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
-        guard let date = SQLiteDate.date(fromUTF8: bytes) else { return .unreadable }
+        var scanner = Scanner(UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))))
+        guard let date = SQLiteDate.date(scanning: &scanner) else { return .unreadable }
         return .value(date)
     }
 
@@ -69,5 +71,60 @@ enum UTF8Text {
             return memcmp(copied, given, bytes.count) == 0
         }
         return same ? string : nil
+    }
+
+    /// Reads ASCII digits and punctuation from a byte buffer.
+    struct Scanner {
+        private let bytes: UnsafeBufferPointer<UInt8>
+        private var position = 0
+
+        /// A scanner at the start of `bytes`, which must stay valid while it is used.
+        init(_ bytes: UnsafeBufferPointer<UInt8>) {
+            self.bytes = bytes
+        }
+
+        var isAtEnd: Bool { position >= bytes.count }
+
+        func peek(offset: Int) -> UInt8? {
+            position + offset < bytes.count ? bytes[position + offset] : nil
+        }
+
+        mutating func take(_ byte: UInt8) -> Bool {
+            guard position < bytes.count, bytes[position] == byte else { return false }
+            position += 1
+            return true
+        }
+
+        /// Takes one byte of white space as SQLite counts it: space, tab, LF, VT, FF or CR.
+        mutating func takeSpace() -> Bool {
+            guard position < bytes.count, bytes[position] == 32 || (9...13).contains(bytes[position]) else {
+                return false
+            }
+            position += 1
+            return true
+        }
+
+        mutating func digit() -> Int64? {
+            guard position < bytes.count, (48...57).contains(bytes[position]) else { return nil }
+            position += 1
+            return Int64(bytes[position - 1] - 48)
+        }
+
+        mutating func number(digits: Int) -> Int64? {
+            var value: Int64 = 0
+            for _ in 0..<digits {
+                guard let digit = digit() else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+    }
+}
+
+extension SQLiteDate {
+    /// Parses UTF-8 bytes, such as those `sqlite3_column_text` returns; see ``date(from:)``.
+    public static func date(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        var scanner = UTF8Text.Scanner(bytes)
+        return date(scanning: &scanner)
     }
 }
