@@ -35,10 +35,10 @@ public protocol ColumnEncodable: Encodable {
 }
 
 extension ColumnEncodable {
-    /// Writes the columns of `value`, which is of this type, where it lies: called through the
-    /// metatype, so that code generic over an `Encodable` type can reach the conformance without boxing
-    /// or copying each value. A value of another type writes nothing.
-    static func encodeColumns<Value>(of value: borrowing Value, to columns: inout ColumnWriter) throws {
-        try ExactCast.borrow(value, as: Self.self) { try $0.encodeColumns(to: &columns) }
+    /// Writes the columns of the value at `place`, which is of this type, where it lies: called through
+    /// the metatype, so that code generic over an `Encodable` type can reach the conformance without
+    /// boxing or copying each value. A value of another type writes nothing.
+    static func encodeColumns(of place: ExactCast.Place, to columns: inout ColumnWriter) throws {
+        try place.read(as: Self.self) { try $0.encodeColumns(to: &columns) }
     }
 }

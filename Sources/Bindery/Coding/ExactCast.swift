@@ -6,9 +6,8 @@
 /// of types it returns nil. It never traps. (`as?` would give the same answer through the runtime's
 /// dynamic cast, a call of some hundred instructions for every value: that is the reason for this
 /// type.) Callers compare the types first themselves (`if T.self == Date.self`), to choose which
-/// conversion to run; the compiler folds the second, identical comparison away. ``borrow(_:as:_:)``
-/// and ``modify(_:as:_:)`` make the same comparison before they view a value, where it lies, as its
-/// own type, for the duration of one call (the scoped pointer never leaves it).
+/// conversion to run; the compiler folds the second, identical comparison away. A ``Place`` makes the
+/// same comparison before it lets a value be read or changed, where it lies, as its own type.
 ///
 /// It is also where a type itself is read: ``metadataKind(of:)`` reads the first word of a type's
 /// metadata, which a metatype points to and which the runtime keeps for the life of the process.
@@ -28,32 +27,6 @@ enum ExactCast {
         return cast
     }
 
-    /// Runs `body` on `value`, where it lies, as a `Target`, when `Target` is exactly `Value`'s type;
-    /// nil, without running `body`, for any other type. Neither a copy nor a cast of the value: how a
-    /// protocol's static method reached through a metatype (`any ColumnEncodable.Type`) reads a value
-    /// that generic code holds as a `Value` (a copy would retain each of its strings).
-    @inline(__always)
-    static func borrow<Value, Target, R>(
-        _ value: borrowing Value, as target: Target.Type, _ body: (borrowing Target) throws -> R
-    ) rethrows -> R? {
-        guard Value.self == Target.self else { return nil }
-        return try withUnsafePointer(to: value) { pointer in
-            try pointer.withMemoryRebound(to: Target.self, capacity: 1) { try body($0.pointee) }
-        }
-    }
-
-    /// Runs `body` on `value`, where it lies, as an `inout Target`, when `Target` is exactly `Value`'s
-    /// type; nil, without running `body`, for any other type (see ``borrow(_:as:_:)``).
-    @inline(__always)
-    static func modify<Value, Target, R>(
-        _ value: inout Value, as target: Target.Type, _ body: (inout Target) throws -> R
-    ) rethrows -> R? {
-        guard Value.self == Target.self else { return nil }
-        return try withUnsafeMutablePointer(to: &value) { pointer in
-            try pointer.withMemoryRebound(to: Target.self, capacity: 1) { try body(&$0.pointee) }
-        }
-    }
-
     /// The first word of `type`'s runtime metadata: its kind, part of Swift's stable ABI (see
     /// ``TypeKind``). A metatype is a pointer to that metadata, which lives as long as the process.
     static func metadataKind(of type: Any.Type) -> Int {
@@ -65,5 +38,54 @@ enum ExactCast {
     static func mismatch(_ value: Any.Type, _ target: Any.Type) -> DecodingError {
         .typeMismatch(
             target, .init(codingPath: [], debugDescription: "a \(value) was decoded where a \(target) was expected"))
+    }
+
+    /// Where a value lies, and its type, for the duration of one call: how code generic over a value's
+    /// type hands the value, without copying it, to a protocol's static method reached through a
+    /// metatype (`any StoredAsGiven.Type`), which knows the type as `Self` and not as the caller's
+    /// generic parameter. A copy would retain each of the record's strings; a method generic over the
+    /// value's type, called through the metatype, would run unspecialized (callgrind, issue 38:
+    /// `insert()` one by one, about 230 instructions a record).
+    ///
+    /// Safety: a place is made only by ``with(_:_:)`` and ``with(borrowing:_:)``, from the address
+    /// the standard library lends for the call, and is valid only inside `body` (which must not keep
+    /// it). ``read(as:_:)`` and ``modify(as:_:)`` compare the type asked for with the value's own
+    /// before they view the memory, so a value is only ever viewed as its own type; a place made from
+    /// a borrowed value refuses ``modify(as:_:)``.
+    struct Place {
+        private let address: UnsafeMutableRawPointer
+        private let type: Any.Type
+        private let isMutable: Bool
+
+        /// Runs `body` with the place of `value`, which it may read and change.
+        @inline(__always)
+        static func with<Value, R>(_ value: inout Value, _ body: (Place) throws -> R) rethrows -> R {
+            try withUnsafeMutablePointer(to: &value) {
+                try body(Place(address: UnsafeMutableRawPointer($0), type: Value.self, isMutable: true))
+            }
+        }
+
+        /// Runs `body` with the place of `value`, which it may only read.
+        @inline(__always)
+        static func with<Value, R>(borrowing value: borrowing Value, _ body: (Place) throws -> R) rethrows -> R {
+            try withUnsafePointer(to: value) {
+                try body(Place(address: UnsafeMutableRawPointer(mutating: $0), type: Value.self, isMutable: false))
+            }
+        }
+
+        /// Runs `body` with the value, when it is a `Target`; nil, without running `body`, otherwise.
+        @inline(__always)
+        func read<Target, R>(as target: Target.Type, _ body: (borrowing Target) throws -> R) rethrows -> R? {
+            guard type == Target.self else { return nil }
+            return try body(address.assumingMemoryBound(to: Target.self).pointee)
+        }
+
+        /// Runs `body` with the value to change, when it is a `Target` and may be changed; nil, without
+        /// running `body`, otherwise.
+        @inline(__always)
+        func modify<Target, R>(as target: Target.Type, _ body: (inout Target) throws -> R) rethrows -> R? {
+            guard isMutable, type == Target.self else { return nil }
+            return try body(&address.assumingMemoryBound(to: Target.self).pointee)
+        }
     }
 }

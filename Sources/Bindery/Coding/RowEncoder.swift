@@ -186,7 +186,7 @@ final class RowEncoderCore: Encoder {
         var writer = ColumnWriter(core: self)
         // A writer kept past this call refuses to write (see ColumnWriter).
         defer { row.endWriter() }
-        try type.encodeColumns(of: value, to: &writer)
+        try ExactCast.Place.with(borrowing: value) { try type.encodeColumns(of: $0, to: &writer) }
     }
 
     /// Encodes `value` both ways and checks that its `encodeColumns(to:)` writes what its `encode(to:)`

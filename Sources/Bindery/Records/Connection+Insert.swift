@@ -272,7 +272,7 @@ extension Connection {
             plan.with({ $0.storesRowIDKnowingEverySlot && $0.slotCount == row.count }),
             encoder.values.inexactCount == inexactCount
         {
-            storedAsGiven.didInsert(into: &record, rowID: rowid)
+            ExactCast.Place.with(&record) { storedAsGiven.didInsert(into: $0, rowID: rowid) }
             return .unchanged
         }
         return .stored(rowid, plan.object)

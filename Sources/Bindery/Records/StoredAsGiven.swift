@@ -39,10 +39,10 @@ public protocol StoredAsGiven: Record {
 }
 
 extension StoredAsGiven {
-    /// Calls ``didInsert(rowID:)`` on `record`, which is of this type, where it lies: how `insert`
-    /// reaches it through the type kept as `any StoredAsGiven.Type` (``RecordTypeState/storedAsGiven``).
-    /// A record of another type is left as it is.
-    static func didInsert<Value>(into record: inout Value, rowID: Int64) {
-        ExactCast.modify(&record, as: Self.self) { $0.didInsert(rowID: rowID) }
+    /// Calls ``didInsert(rowID:)`` on the record at `place`, which is of this type, where it lies: how
+    /// `insert` reaches it through the type kept as `any StoredAsGiven.Type`
+    /// (``RecordTypeState/storedAsGiven``). A record of another type is left as it is.
+    static func didInsert(into place: ExactCast.Place, rowID: Int64) {
+        place.modify(as: Self.self) { $0.didInsert(rowID: rowID) }
     }
 }
