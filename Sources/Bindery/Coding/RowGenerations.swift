@@ -100,8 +100,8 @@ final class RowGenerations: @unchecked Sendable {
         }
     }
 
-    /// The decoder (or encoder) that a container or handle reads from, held without counting a
-    /// reference, and reachable only while the stamp it was made with is current.
+    /// The decoder (or encoder) that a container or handle reads from, lent without counting a
+    /// reference (see ``Lent``), and reachable only while the stamp it was made with is current.
     ///
     /// Safety: a `Held` is made from an object and a stamp of that object's own counters (a caller
     /// passes `generations.rowStamp` or `generations.stamp(reused:)` of the decoder it holds). Every
@@ -112,14 +112,14 @@ final class RowGenerations: @unchecked Sendable {
     /// per field (it copies the container on every call), and the handle of `encode(to:)` one pair per
     /// record (callgrind, issue 38: `insert()` one by one, +40 instructions a record).
     struct Held<Object: AnyObject> {
-        private let reference: Unmanaged<Object>
+        private let lent: Lent<Object>
         /// The counter that says whether the object may be used, and the value it must hold.
         let stamp: Stamp
 
         /// Holds `object`, whose own counters `stamp` was taken from (see the type's comment).
         @inline(__always)
         init(_ object: Object, stamp: Stamp) {
-            self.reference = Unmanaged.passUnretained(object)
+            self.lent = Lent(object)
             self.stamp = stamp
         }
 
@@ -130,7 +130,15 @@ final class RowGenerations: @unchecked Sendable {
         /// The object while the stamp is current; nil once the row (or value) has ended.
         @inline(__always)
         var object: Object? {
-            stamp.isCurrent ? reference.takeUnretainedValue() : nil
+            stamp.isCurrent ? lent.object : nil
+        }
+
+        /// Runs `body` with the object, without counting a reference for the call, while the stamp is
+        /// current; nil, without running `body`, once the row (or value) has ended.
+        @inline(__always)
+        func with<R>(_ body: (Object) throws -> R) rethrows -> R? {
+            guard stamp.isCurrent else { return nil }
+            return try lent.with(body)
         }
     }
 

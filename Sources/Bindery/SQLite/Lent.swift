@@ -22,8 +22,11 @@
 ///   its attachment (an insert plan), which only the call that uses the statement replaces.
 /// - **For how long.** A `Lent` is never stored beyond the call that lends it, except as the memo of
 ///   its owner (``ExtensionStore``, ``StatementCache``, ``RecordContext``), which drops the memo
-///   when it lets the object go, and in the keyed container of the inserted-row decoder, which reads
-///   its decoder's row of values only after its row counter says the decoder is on that row.
+///   when it lets the object go, and in what a decoded or encoded value may keep (a keyed container,
+///   the `Encoder` handed to `encode(to:)`): those hold it in a `RowGenerations.Held` with a stamp of
+///   the decoder's (or encoder's) counters, and reach it only while the stamp is current, which it
+///   stops being before the decoder is freed (its `deinit` moves the counters on); the keyed
+///   container of the inserted-row decoder reads its decoder's row of values under the same check.
 /// - **What retires it.** The owner: the statement's `release`, the end of the last extension lend,
 ///   the context's own deinitialization.
 ///
