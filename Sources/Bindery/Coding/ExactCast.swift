@@ -57,12 +57,13 @@ enum ExactCast {
         private let type: Any.Type
         private let isMutable: Bool
 
-        /// Runs `body` with the place of `value`, which it may read and change.
+        /// Runs `body` with the place of the value passed as `&value`, which it may read and change.
+        /// (The address the compiler passes for `&value` is valid for the call, and so while `body`
+        /// runs; `withUnsafeMutablePointer(to:)` would give the same, through a call of the standard
+        /// library's generic function where the caller is itself generic.)
         @inline(__always)
-        static func with<Value, R>(_ value: inout Value, _ body: (Place) throws -> R) rethrows -> R {
-            try withUnsafeMutablePointer(to: &value) {
-                try body(Place(address: UnsafeMutableRawPointer($0), type: Value.self, isMutable: true))
-            }
+        static func with<Value, R>(_ value: UnsafeMutablePointer<Value>, _ body: (Place) throws -> R) rethrows -> R {
+            try body(Place(address: UnsafeMutableRawPointer(value), type: Value.self, isMutable: true))
         }
 
         /// Runs `body` with the place of `value`, which it may only read.

@@ -20,7 +20,7 @@ struct RowEncoderHandle: Encoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        held.with { $0.container(keyedBy: type) } ?? Self.expiredContainer(keyedBy: type)
+        held.with({ $0.container(keyedBy: type) }, expired: { Self.expiredContainer(keyedBy: type) })
     }
 
     /// The container of a handle kept past its value, from a core that encodes nothing: it throws.

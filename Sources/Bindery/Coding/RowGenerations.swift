@@ -134,10 +134,11 @@ final class RowGenerations: @unchecked Sendable {
         }
 
         /// Runs `body` with the object, without counting a reference for the call, while the stamp is
-        /// current; nil, without running `body`, once the row (or value) has ended.
+        /// current; `expired` once the row (or value) has ended. (Not an optional result: in generic
+        /// code, `R?` costs a look-up of its metadata on every call.)
         @inline(__always)
-        func with<R>(_ body: (Object) throws -> R) rethrows -> R? {
-            guard stamp.isCurrent else { return nil }
+        func with<R>(_ body: (Object) throws -> R, expired: () throws -> R) rethrows -> R {
+            guard stamp.isCurrent else { return try expired() }
             return try lent.with(body)
         }
     }
