@@ -66,6 +66,12 @@ enum ExactCast {
             try body(Place(address: UnsafeMutableRawPointer(value), type: Value.self, isMutable: true))
         }
 
+        /// The same for an array, whose `&array` would otherwise be passed as the address of its first
+        /// element: the place is the array's own.
+        static func with<Element, R>(_ value: inout [Element], _ body: (Place) throws -> R) rethrows -> R {
+            try withUnsafeMutablePointer(to: &value) { try with($0, body) }
+        }
+
         /// Runs `body` with the place of `value`, which it may only read.
         @inline(__always)
         static func with<Value, R>(borrowing value: borrowing Value, _ body: (Place) throws -> R) rethrows -> R {
