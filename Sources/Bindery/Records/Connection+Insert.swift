@@ -165,7 +165,7 @@ extension Connection {
         // A local function rather than a closure. It captures no variable (one would be put on the
         // heap): an error from encoding comes out wrapped, to be told apart from one of the INSERT.
         @inline(__always)
-        func run(_ statement: Statement) throws -> PlainInsert {
+        func run(_ statement: Statement, _ record: inout T) throws -> PlainInsert {
             row.bindDirectly(to: statement, slots: columns, layout: memo.layout)
             defer { row.stopBinding() }
             do {
@@ -182,7 +182,7 @@ extension Connection {
         let lent = try lendStatement(sql)
         let outcome: PlainInsert
         do {
-            outcome = try lent.with(run)
+            outcome = try lent.with(&record, run)
         } catch {
             lent.with { release($0) }
             if let failure = error as? EncodingFailure {

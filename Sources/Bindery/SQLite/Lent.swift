@@ -54,6 +54,15 @@ struct Lent<Object: AnyObject> {
         try reference._withUnsafeGuaranteedRef(body)
     }
 
+    /// Runs `body` with the object, without counting a reference for the call, and `value` to change.
+    /// Passed as a parameter rather than captured by `body`, `value` is not copied: a closure that
+    /// captures an `inout` value and borrows it copies it first (callgrind, issue 38: `insert()` one by
+    /// one, a copy of the 88-byte record, 17 instructions, and a release per record).
+    @inline(__always)
+    func with<Value, R>(_ value: inout Value, _ body: (Object, inout Value) throws -> R) rethrows -> R {
+        try with { try body($0, &value) }
+    }
+
     /// The object, as a counted reference that the caller may keep.
     @inline(__always)
     var object: Object {
