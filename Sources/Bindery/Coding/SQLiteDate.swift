@@ -57,8 +57,11 @@ public enum SQLiteDate {
         return text.withUTF8 { date(fromUTF8: $0) }
     }
 
-    /// The date that `scanner`'s bytes hold, read from the start to the end; see ``date(from:)``.
-    static func date(scanning scanner: inout UTF8Text.Scanner) -> Date? {
+    /// The date that `bytes` hold, read from the start to the end; see ``date(from:)``.
+    static func date(scanning bytes: UTF8Text.Scanner) -> Date? {
+        // A local copy, which the optimizer keeps in registers (an `inout` scanner is read and written
+        // through memory at every byte).
+        var scanner = bytes
         var days: Int64 = 10_957  // 2000-01-01, for a time without a date
         if scanner.peek(offset: 4) == 45 {  // YYYY-
             guard let year = scanner.number(digits: 4), scanner.take(45),

@@ -42,8 +42,8 @@ enum UTF8Text {
     /// The TEXT of `value` (a TEXT value) as a date (see ``SQLiteDate/date(fromUTF8:)``).
     static func date(of value: OpaquePointer?) -> Read<Date> {
         guard let text = sqlite3_value_text(value) else { return .noBytes }
-        var scanner = Scanner(UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))))
-        guard let date = SQLiteDate.date(scanning: &scanner) else { return .unreadable }
+        let scanner = Scanner(UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))))
+        guard let date = SQLiteDate.date(scanning: scanner) else { return .unreadable }
         return .value(date)
     }
 
@@ -83,12 +83,15 @@ enum UTF8Text {
             self.bytes = bytes
         }
 
+        @inline(__always)
         var isAtEnd: Bool { position >= bytes.count }
 
+        @inline(__always)
         func peek(offset: Int) -> UInt8? {
             position + offset < bytes.count ? bytes[position + offset] : nil
         }
 
+        @inline(__always)
         mutating func take(_ byte: UInt8) -> Bool {
             guard position < bytes.count, bytes[position] == byte else { return false }
             position += 1
@@ -96,6 +99,7 @@ enum UTF8Text {
         }
 
         /// Takes one byte of white space as SQLite counts it: space, tab, LF, VT, FF or CR.
+        @inline(__always)
         mutating func takeSpace() -> Bool {
             guard position < bytes.count, bytes[position] == 32 || (9...13).contains(bytes[position]) else {
                 return false
@@ -104,12 +108,14 @@ enum UTF8Text {
             return true
         }
 
+        @inline(__always)
         mutating func digit() -> Int64? {
             guard position < bytes.count, (48...57).contains(bytes[position]) else { return nil }
             position += 1
             return Int64(bytes[position - 1] - 48)
         }
 
+        @inline(__always)
         mutating func number(digits: Int) -> Int64? {
             var value: Int64 = 0
             for _ in 0..<digits {
@@ -124,7 +130,6 @@ enum UTF8Text {
 extension SQLiteDate {
     /// Parses UTF-8 bytes, such as those `sqlite3_column_text` returns; see ``date(from:)``.
     public static func date(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
-        var scanner = UTF8Text.Scanner(bytes)
-        return date(scanning: &scanner)
+        date(scanning: UTF8Text.Scanner(bytes))
     }
 }
