@@ -14,7 +14,9 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// The decoder's row counter (or, for the container reused record after record, its kept-container
     /// counter), and the value it must hold for the container to read.
     private let generation: RowGenerations.Stamp
-    private let current: UnsafeMutablePointer<InsertedRowDecoder.Current>
+    /// The decoder's current row (see ``InsertedRowDecoder/Current``), read only after the row counter
+    /// check.
+    private let current: FixedBox<InsertedRowDecoder.Current>
     /// Slots by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
     private let tags: KeyTagTable.Entries?
     var codingPath: [any CodingKey] { [] }
@@ -55,13 +57,13 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
             throw RowDecoder.expired("a keyed decoding container", codingPath: [key])
         }
         let slot = slot(key)
-        guard slot >= 0, slot < current.pointee.slotCount, let slots = current.pointee.slots else {
+        guard let slots = current.value.slots, slot >= 0, slot < slots.count else {
             throw decoder.giveUp()
         }
         switch slots[slot] {
         case .bound: return row.with { $0.value(at: slot) }
         case .null: return .null
-        case .rowid: return .integer(current.pointee.rowid)
+        case .rowid: return .integer(current.value.rowid)
         case .unknown: throw decoder.giveUp()
         }
     }
@@ -122,7 +124,7 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     func contains(_ key: Key) -> Bool {
         guard generation.isCurrent else { return false }
         let slot = slot(key)
-        guard slot >= 0, slot < current.pointee.slotCount, current.pointee.slots?[slot] != .unknown else {
+        guard let slots = current.value.slots, slot >= 0, slot < slots.count, slots[slot] != .unknown else {
             _ = decoder.giveUp()
             return false
         }
