@@ -1,5 +1,6 @@
 /// The one place where a value of a generic type is reinterpreted as a concrete type: code generic over
-/// `T` that found `T` to be `Date` (say) hands a `Date` back as a `T`, or reads a `T` as a `Date`.
+/// `T` that found `T` to be `Date` (say) hands a `Date` back as a `T`, or reads a `T` as a `Date`; and
+/// a one-byte value is read as its byte (``byte(of:)``).
 ///
 /// Safety: ``cast(_:to:)`` compares the two types' metadata before it reinterprets anything, so it
 /// only ever reinterprets a value as its own type, which is no conversion at all; for any other pair
@@ -31,6 +32,19 @@ enum ExactCast {
     /// ``TypeKind``). A metatype is a pointer to that metadata, which lives as long as the process.
     static func metadataKind(of type: Any.Type) -> Int {
         unsafeBitCast(type, to: UnsafeRawPointer.self).load(as: Int.self)
+    }
+
+    /// The byte of `value` when its type is one byte in size (a synthesized `CodingKeys` enum, whose
+    /// byte is its case number: see ``KeyTagTable``); nil for a value of any other size.
+    ///
+    /// Safety: the size is compared before anything is reinterpreted, so `unsafeBitCast` only ever
+    /// reads one byte as one byte; every bit pattern is a valid `UInt8`, which holds nothing to
+    /// release, so the copy owns nothing of `value`'s. Whether equal bytes mean equal values is the
+    /// caller's question (``KeyTagTable/isTaggable(_:)`` answers it for coding keys).
+    @inline(__always)
+    static func byte<Value>(of value: Value) -> UInt8? {
+        guard MemoryLayout<Value>.size == 1 else { return nil }
+        return unsafeBitCast(value, to: UInt8.self)
     }
 
     /// The error of ``decoded(_:as:)``, out of line.

@@ -35,12 +35,14 @@ final class InsertedRowDecoder: Decoder {
     /// Whether dates are not decoded by a custom closure, so that TEXT is parsed directly.
     private let usesTextDates: Bool
 
-    /// The row being decoded, behind a pointer: read for every field, it must not pay for the
-    /// exclusivity checks of a class's stored `var`s.
+    /// The row being decoded, in a box the decoder owns (freed in its `deinit`) and lends to its keyed
+    /// containers: read for every field, it must not pay for the exclusivity checks of a class's stored
+    /// `var`s.
     struct Current {
-        /// Where each slot's stored value comes from, valid while the row is decoded.
-        var slots: UnsafePointer<StoredSlot>?
-        var slotCount = 0
+        /// Where each slot's stored value comes from: the slot map of the ``InsertPlan`` that owns it,
+        /// lent for the row being decoded (the caller holds the plan until ``decode(_:slots:rowid:)``
+        /// returns) and nil outside it.
+        var slots: FixedBuffer<StoredSlot>?
         var rowid: Int64 = 0
         /// Whether the decoder gave up on the row.
         var gaveUp = false
@@ -48,7 +50,7 @@ final class InsertedRowDecoder: Decoder {
         /// decoded value keeps it (as ``RowDecoder`` reuses its own), with its tag table.
         var container = ContainerSlot<DecodingContainers>()
     }
-    let current: UnsafeMutablePointer<Current>
+    let current: FixedBox<Current>
     /// The decoder's counters (see ``RowGenerations``): ``RowGenerations/row`` is odd while a row is
     /// decoded; a container made for one row refuses to read once it has moved on.
     let generations: RowGenerations.Counters
@@ -66,38 +68,36 @@ final class InsertedRowDecoder: Decoder {
         } else {
             self.usesTextDates = true
         }
-        self.current = .allocate(capacity: 1)
-        self.current.initialize(to: Current())
+        self.current = .allocate(Current())
         self.generations = RowGenerations.Counters.take()
     }
 
     deinit {
         generations.giveBack()
-        current.deinitialize(count: 1)
         current.deallocate()
     }
 
-    /// Decodes a `T` from the row as stored: ``row``'s values where `slots` (`count` of them, one per
-    /// slot of ``row``) says ``StoredSlot/bound``, and so on, with `rowid` for ``StoredSlot/rowid``.
-    /// Throws ``GaveUp`` when the decoder gave up, and what `init(from:)` throws otherwise.
-    func decode<T: Decodable>(_ type: T.Type, slots: UnsafePointer<StoredSlot>, count: Int, rowid: Int64) throws -> T {
+    /// Decodes a `T` from the row as stored: ``row``'s values where `slots` (one per slot of ``row``,
+    /// owned by the caller's plan, which it holds until this returns) says ``StoredSlot/bound``, and so
+    /// on, with `rowid` for ``StoredSlot/rowid``. Throws ``GaveUp`` when the decoder gave up, and what
+    /// `init(from:)` throws otherwise.
+    func decode<T: Decodable>(_ type: T.Type, slots: FixedBuffer<StoredSlot>, rowid: Int64) throws -> T {
         if decodedType != ObjectIdentifier(T.self) {
             decodedType = ObjectIdentifier(T.self)
             decodesColumns = T.self is any ColumnDecodable.Type
         }
         guard !decodesColumns else { throw GaveUp() }
-        current.pointee.slots = slots
-        current.pointee.slotCount = count
-        current.pointee.rowid = rowid
-        current.pointee.gaveUp = false
+        current.value.slots = slots
+        current.value.rowid = rowid
+        current.value.gaveUp = false
         generations.advanceRow()
         defer { endRow() }
         do {
             let value = try T(from: self)
-            guard !current.pointee.gaveUp else { throw GaveUp() }
+            guard !current.value.gaveUp else { throw GaveUp() }
             return value
         } catch {
-            if current.pointee.gaveUp {
+            if current.value.gaveUp {
                 throw GaveUp()
             }
             throw error
@@ -106,7 +106,7 @@ final class InsertedRowDecoder: Decoder {
 
     /// Gives up on the current row; returns the error that stops `init(from:)`.
     func giveUp() -> GaveUp {
-        current.pointee.gaveUp = true
+        current.value.gaveUp = true
         return GaveUp()
     }
 
@@ -115,11 +115,10 @@ final class InsertedRowDecoder: Decoder {
     @inline(__always)
     private func endRow() {
         generations.advanceRow()
-        current.pointee.slots = nil
-        current.pointee.slotCount = 0
-        if current.pointee.container.wasKept() {
+        current.value.slots = nil
+        if current.value.container.wasKept() {
             generations.advanceKept()
-            current.pointee.container.drop()
+            current.value.container.drop()
         }
     }
 
@@ -127,7 +126,7 @@ final class InsertedRowDecoder: Decoder {
         guard generations.isInRow else {
             throw RowDecoder.expired("the inserted-row decoder")
         }
-        if let box = current.pointee.container.reuse(keyedBy: Key.self) {
+        if let box = current.value.container.reuse(keyedBy: Key.self) {
             return box.value()
         }
         return makeContainer(keyedBy: Key.self)
@@ -137,13 +136,13 @@ final class InsertedRowDecoder: Decoder {
     /// ``RowDecoder``'s own, which this follows).
     @inline(never)
     private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
-        let reused = current.pointee.container.isEmpty
+        let reused = current.value.container.isEmpty
         let tags = KeyTagTable.isTaggable(Key.self) && reused ? KeyTagTable() : nil
         let counter = generations.stamp(reused: reused)
         let container = KeyedDecodingContainer(
             InsertedRowKeyedContainer<Key>(decoder: self, tags: tags, generation: counter))
         if reused {
-            current.pointee.container.keep(container, tags: tags)
+            current.value.container.keep(container, tags: tags)
         }
         return container
     }

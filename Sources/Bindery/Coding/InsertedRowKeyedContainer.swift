@@ -12,7 +12,9 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     /// (the standard library's box copies the container on every call): `insert()` of 100,000 decoded
     /// records one by one 1,126,379,886 instructions counted, 1,075,379,886 lent (+4.7%, callgrind).
     private let row: Lent<EncodedRow>
-    private let current: UnsafeMutablePointer<InsertedRowDecoder.Current>
+    /// The decoder's current row (see ``InsertedRowDecoder/Current``), read only after the row counter
+    /// check.
+    private let current: FixedBox<InsertedRowDecoder.Current>
     /// Slots by key tag, when `Key` is a plain enum (see ``KeyTagTable``); nil otherwise.
     private let tags: KeyTagTable.Entries?
     var codingPath: [any CodingKey] { [] }
@@ -63,13 +65,13 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
             throw RowDecoder.expired("a keyed decoding container", codingPath: [key])
         }
         let slot = slot(key)
-        guard slot >= 0, slot < current.pointee.slotCount, let slots = current.pointee.slots else {
+        guard let slots = current.value.slots, slot >= 0, slot < slots.count else {
             throw giveUp()
         }
         switch slots[slot] {
         case .bound: return row.with { $0.value(at: slot) }
         case .null: return .null
-        case .rowid: return .integer(current.pointee.rowid)
+        case .rowid: return .integer(current.value.rowid)
         case .unknown: throw giveUp()
         }
     }
@@ -130,7 +132,7 @@ struct InsertedRowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     func contains(_ key: Key) -> Bool {
         guard held.isCurrent else { return false }
         let slot = slot(key)
-        guard slot >= 0, slot < current.pointee.slotCount, current.pointee.slots?[slot] != .unknown else {
+        guard let slots = current.value.slots, slot >= 0, slot < slots.count, slots[slot] != .unknown else {
             _ = giveUp()
             return false
         }

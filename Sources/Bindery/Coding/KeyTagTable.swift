@@ -6,11 +6,12 @@
 /// `stringValue`; the first look-up of each tag goes through the string path and is remembered.
 ///
 /// A container holds the table's ``Entries``, not the table: a counted reference would be copied
-/// with the container on every call. Safety: this file is the only one that names the entries'
-/// memory. The table is kept with the container it was made for, by the decoder (or encoder) that
-/// reuses that container, and a container reads its entries only after its ``RowGenerations/Stamp``
-/// says the decoder still holds it: a container kept past the drop is refused before it reaches the
-/// entries. Every index is a tag, a byte: always within the 256 entries.
+/// with the container on every call. The entries are a ``ByteTable`` the table owns (made in its
+/// `init`, freed in its `deinit`), lent to the container: the table is kept with the container it
+/// was made for, by the decoder (or encoder) that reuses that container, and a container reads its
+/// entries only after its ``RowGenerations/Stamp`` says the decoder still holds it: a container kept
+/// past the drop is refused before it reaches the entries. Every index is a tag, a byte: always
+/// within the 256 entries, by its type.
 final class KeyTagTable {
     /// Marks a tag not looked up yet.
     static let unknown: Int32 = -2
@@ -32,24 +33,23 @@ final class KeyTagTable {
     /// instructions per field (callgrind: fetchAll of 100,000 records of 10 INTEGER columns
     /// 459,013,485 instructions by key, 449,013,432 by tag, the same as the pointer it replaces).
     struct Entries {
-        fileprivate let base: UnsafeMutablePointer<Int32>
+        /// The 256 indexes, owned by the table.
+        fileprivate let buffer: ByteTable<Int32>
 
         /// The index remembered for `tag`, or ``KeyTagTable/unknown``.
         @inline(__always)
         subscript(tag: Tag) -> Int32 {
-            get { base[Int(tag.byte)] }
-            nonmutating set { base[Int(tag.byte)] = newValue }
+            get { buffer[tag.byte] }
+            nonmutating set { buffer[tag.byte] = newValue }
         }
     }
 
     init() {
-        let base = UnsafeMutablePointer<Int32>.allocate(capacity: 256)
-        base.initialize(repeating: KeyTagTable.unknown, count: 256)
-        entries = Entries(base: base)
+        entries = Entries(buffer: .allocate(repeating: KeyTagTable.unknown))
     }
 
     deinit {
-        entries.base.deallocate()
+        entries.buffer.deallocate()
     }
 
     /// Whether keys of `type` can be looked up by tag: keys of at most one byte.
@@ -66,7 +66,7 @@ final class KeyTagTable {
     /// The tag of a key of a taggable type: its byte.
     @inline(__always)
     static func tag<Key: CodingKey>(of key: Key) -> Tag {
-        // A one-byte key is reinterpreted as its byte; a key of no size has one value, tag 0.
-        Tag(byte: MemoryLayout<Key>.size == 1 ? unsafeBitCast(key, to: UInt8.self) : 0)
+        // A one-byte key is its byte; a key of no size has one value, tag 0.
+        Tag(byte: ExactCast.byte(of: key) ?? 0)
     }
 }

@@ -10,25 +10,25 @@ extension RowDecoder {
     /// ``ambiguousColumn`` when several columns have its name (both negative).
     @inline(__always)
     func column(for key: String) -> Int32 {
-        let position = order.pointee.position
-        if position < order.pointee.keys.count && order.pointee.keys[position] == key {
-            order.pointee.position = position + 1
-            return order.pointee.columns[position]
+        let position = order.value.position
+        if position < order.value.keys.count && order.value.keys[position] == key {
+            order.value.position = position + 1
+            return order.value.columns[position]
         }
         return slowColumn(for: key)
     }
 
     private func slowColumn(for key: String) -> Int32 {
         if let known = lookup[key] {
-            order.pointee.position = known.position + 1
+            order.value.position = known.position + 1
             return known.column
         }
         let column = columnIndex(forKey: key)
-        order.pointee.keys.append(key)
-        order.pointee.columns.append(column)
-        let position = order.pointee.keys.count - 1
+        order.value.keys.append(key)
+        order.value.columns.append(column)
+        let position = order.value.keys.count - 1
         lookup[key] = (column, position)
-        order.pointee.position = position + 1
+        order.value.position = position + 1
         return column
     }
 

@@ -6,7 +6,7 @@ import Foundation
 extension RowDecoder {
     /// Decodes a `T` from the current row, as a type of the given kind.
     func decodeRow<T: Decodable>(_ type: T.Type, kind: TopLevelKind) throws -> T {
-        order.pointee.position = 0
+        order.value.position = 0
         switch kind {
         case .record:
             values.loadRow()
@@ -135,7 +135,7 @@ extension RowDecoder {
             verifiedRows = RowEncoderCore.rowsToVerify  // nothing to compare with
             return byHand
         }
-        order.pointee.position = 0
+        order.value.position = 0
         guard let byCodable = try? T(from: self), let handEncodable = byHand as? any Encodable,
             let codableEncodable = byCodable as? any Encodable
         else {

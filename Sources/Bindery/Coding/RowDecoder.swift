@@ -33,8 +33,9 @@ final class RowDecoder: Decoder {
     /// Whether dates are not decoded by a custom closure, so that TEXT is parsed directly.
     let usesTextDates: Bool
 
-    /// The keys in the order they were asked for on the first row, and their columns, behind a pointer:
-    /// read for every field, they must not pay for the exclusivity checks of a class's stored `var`s.
+    /// The keys in the order they were asked for on the first row, and their columns, in a box the
+    /// decoder owns (freed in its `deinit`): read for every field, they must not pay for the exclusivity
+    /// checks of a class's stored `var`s.
     struct KeyOrder {
         var position = 0
         /// The keyed container of the first key type asked for, reused row after row while no decoded
@@ -43,7 +44,7 @@ final class RowDecoder: Decoder {
         var keys: [String] = []
         var columns: [Int32] = []
     }
-    let order: UnsafeMutablePointer<KeyOrder>
+    let order: FixedBox<KeyOrder>
     /// The decoder's counters (see ``RowGenerations``): ``RowGenerations/row`` is odd while a row is
     /// decoded and moves on when it starts and ends; ``RowGenerations/kept`` moves on when the reused
     /// keyed container was kept past its row.
@@ -126,15 +127,13 @@ final class RowDecoder: Decoder {
         } else {
             self.usesTextDates = true
         }
-        self.order = .allocate(capacity: 1)
-        self.order.initialize(to: KeyOrder())
+        self.order = .allocate(KeyOrder())
         self.values = ColumnValues.Shared.make(handle: handle, count: columnCount)
         self.generations = RowGenerations.Counters.take()
     }
 
     deinit {
         generations.giveBack()
-        order.deinitialize(count: 1)
         order.deallocate()
         values.free()
     }
@@ -185,7 +184,7 @@ final class RowDecoder: Decoder {
     private func endRow() {
         generations.advanceRow()
         values.endRow()
-        if order.pointee.container.wasKept() {
+        if order.value.container.wasKept() {
             dropKeptContainer()
         }
     }
@@ -195,7 +194,7 @@ final class RowDecoder: Decoder {
     @inline(never)
     private func dropKeptContainer() {
         generations.advanceKept()
-        order.pointee.container.drop()
+        order.value.container.drop()
     }
 
     /// Whether a row is being decoded.
@@ -220,7 +219,7 @@ final class RowDecoder: Decoder {
         // The container holds no state of its own (it reads the decoder's), so the one made for the
         // first row serves every row while no decoded value keeps it: no allocation and no generic
         // metadata look-up per row.
-        if let box = order.pointee.container.reuse(keyedBy: Key.self) {
+        if let box = order.value.container.reuse(keyedBy: Key.self) {
             return box.value()
         }
         return makeContainer(keyedBy: Key.self)
@@ -233,14 +232,14 @@ final class RowDecoder: Decoder {
         // Only the container that is kept gets a tag table, which is kept with it: the container holds
         // nothing but a pointer into the table, so a table made for a container that is not kept would
         // be freed while the container still writes to it.
-        let reused = order.pointee.container.isEmpty
+        let reused = order.value.container.isEmpty
         let tags = KeyTagTable.isTaggable(Key.self) && reused ? KeyTagTable() : nil
         // The reused container is valid until a decoded value keeps it; any other one, until its row ends.
         let counter = generations.stamp(reused: reused)
         let container = KeyedDecodingContainer(
             RowKeyedDecodingContainer<Key>(decoder: self, tags: tags, generation: counter))
         if reused {
-            order.pointee.container.keep(container, tags: tags)
+            order.value.container.keep(container, tags: tags)
         }
         return container
     }

@@ -62,7 +62,7 @@ final class RowEncoderCore: Encoder {
     /// `encode(to:)` keeps it, with its tag table; in memory of its own, as ``RowDecoder`` keeps its
     /// slot: as a stored `var` of this class, changed through `mutating` calls, it paid an exclusivity
     /// check (`swift_beginAccess`) on every value.
-    private let keptContainer: UnsafeMutablePointer<ContainerSlot<EncodingContainers>>
+    private let keptContainer: FixedBox<ContainerSlot<EncodingContainers>>
     /// The type encoded last, whether it is ``ColumnEncodable``, and whether it is stored as one value
     /// (see ``ValueEncoder/isScalar(_:)``): found once per type, not once per row.
     private var encodedType: ObjectIdentifier?
@@ -81,13 +81,11 @@ final class RowEncoderCore: Encoder {
     init(options: CodingOptions) {
         self.row = EncodedRow(options: options)
         self.values = ValueEncoder(options: options)
-        self.keptContainer = .allocate(capacity: 1)
-        self.keptContainer.initialize(to: ContainerSlot())
+        self.keptContainer = .allocate(ContainerSlot())
     }
 
     deinit {
         generations.giveBack()
-        keptContainer.deinitialize(count: 1)
         keptContainer.deallocate()
     }
 
@@ -152,7 +150,7 @@ final class RowEncoderCore: Encoder {
     @inline(__always)
     private func endValue() {
         generations.advanceRow()
-        if keptContainer.pointee.wasKept() {
+        if keptContainer.value.wasKept() {
             dropKeptContainer()
         }
     }
@@ -162,7 +160,7 @@ final class RowEncoderCore: Encoder {
     @inline(never)
     private func dropKeptContainer() {
         generations.advanceKept()
-        keptContainer.pointee.drop()
+        keptContainer.value.drop()
     }
 
     /// The error for a value that is not made of keyed properties, which would otherwise become a
@@ -215,7 +213,7 @@ final class RowEncoderCore: Encoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         // The container holds no state of its own, so the one made for the first value serves every
         // value while no `encode(to:)` keeps it: no allocation and no generic metadata look-up per row.
-        if isEncoding, let box = keptContainer.pointee.reuse(keyedBy: Key.self) {
+        if isEncoding, let box = keptContainer.value.reuse(keyedBy: Key.self) {
             return box.value()
         }
         return makeContainer(keyedBy: Key.self)
@@ -234,7 +232,7 @@ final class RowEncoderCore: Encoder {
         // Only the container that is kept gets a tag table, which is kept with it: the container holds
         // nothing but a pointer into the table, so a table made for a container that is not kept would
         // be freed while the container still writes to it.
-        let reused = keptContainer.pointee.isEmpty
+        let reused = keptContainer.value.isEmpty
         let tags = KeyTagTable.isTaggable(Key.self) && reused ? KeyTagTable() : nil
         // The reused container is valid until an `encode(to:)` keeps it; any other one, until its value
         // ends.
@@ -242,7 +240,7 @@ final class RowEncoderCore: Encoder {
         let container = KeyedEncodingContainer(
             RowKeyedEncodingContainer<Key>(core: self, tags: tags, generation: counter))
         if reused {
-            keptContainer.pointee.keep(container, tags: tags)
+            keptContainer.value.keep(container, tags: tags)
         }
         return container
     }

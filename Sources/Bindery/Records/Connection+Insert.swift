@@ -269,7 +269,7 @@ extension Connection {
             return .readBack(rowid, rowidName)
         }
         if let storedAsGiven = state.storedAsGiven,
-            plan.with({ $0.storesRowIDKnowingEverySlot && $0.slotCount == row.count }),
+            plan.with({ $0.storesRowIDKnowingEverySlot && $0.slots.count == row.count }),
             encoder.values.inexactCount == inexactCount
         {
             ExactCast.Place.with(&record) { storedAsGiven.didInsert(into: $0, rowID: rowid) }
@@ -344,7 +344,7 @@ extension Connection {
     ) throws {
         do {
             record = try encoder.insertedRowDecoder.decode(
-                T.self, slots: plan.slots, count: plan.slotCount, rowid: rowid)
+                T.self, slots: plan.slots, rowid: rowid)
         } catch is InsertedRowDecoder.GaveUp {
             try readBack(&record, state: state, rowid: rowid, rowidName: plan.rowidName)
         }

@@ -24,9 +24,10 @@ final class InsertPlan {
     let schemaGeneration: UInt64
     /// Whether rows of this shape can be inserted without `RETURNING`, when ``keepsValues(of:)``.
     let isPlain: Bool
-    /// Where each slot's stored value comes from, ``slotCount`` of them.
-    let slots: UnsafeMutablePointer<InsertedRowDecoder.StoredSlot>
-    let slotCount: Int
+    /// Where each slot's stored value comes from, one per slot of ``row``. The plan owns the buffer
+    /// (freed in its `deinit`) and lends it to ``InsertedRowDecoder/decode(_:slots:rowid:)``, which
+    /// keeps it only until it returns.
+    let slots: FixedBuffer<InsertedRowDecoder.StoredSlot>
     /// The name that reads the rowid in this table (`rowid`, or `_rowid_` or `oid` when a column
     /// takes that name).
     let rowidName: String
@@ -86,15 +87,12 @@ final class InsertPlan {
         self.rowidName = rowidName ?? ""
         self.isPlain = isPlain && rowidName != nil
         self.storesRowIDKnowingEverySlot = hasRowIDSlot && !slots.contains(.unknown)
-        self.slots = .allocate(capacity: max(slots.count, 1))
-        self.slots.initialize(from: slots, count: slots.count)
-        self.slotCount = slots.count
+        self.slots = .allocate(copying: slots)
         self.bound = bound
         self.keptByEveryColumn = bound.reduce(UInt8.max) { $0 & $1.keptKinds }
     }
 
     deinit {
-        slots.deinitialize(count: slotCount)
         slots.deallocate()
     }
 

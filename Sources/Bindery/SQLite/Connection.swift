@@ -102,7 +102,7 @@ public final class Connection {
         self.path = path
         self.options = options
         self.statementCache = StatementCache(database: db, status: status, capacity: options.statementCacheCapacity)
-        bindery_watch_interrupts(db, status.word, Connection.interruptCheckInterval)
+        bindery_watch_interrupts(db, status.word.address, Connection.interruptCheckInterval)
         do {
             try execute(script: "PRAGMA foreign_keys = \(options.foreignKeys ? "ON" : "OFF")")
         } catch {

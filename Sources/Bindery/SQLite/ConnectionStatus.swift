@@ -7,8 +7,8 @@ import CSQLite
 /// The flags are one word read and written atomically: ``Connection/interrupt()`` raises
 /// ``Flags/interrupted`` from another thread while the connection's own thread reads the word.
 final class ConnectionStatus: @unchecked Sendable {
-    // @unchecked Sendable is safe: the flags live in the word behind `word`, which is read and
-    // changed only through atomic operations (`bindery_atomic_*`), and the pointer never changes.
+    // @unchecked Sendable is safe: the flags live in the word in `word`, which is read and changed
+    // only through atomic operations (`bindery_atomic_*`) at its address, which never changes.
     // `closeRefusal` is read and written only on the thread that uses the connection.
 
     /// The reasons a statement may not run.
@@ -28,9 +28,11 @@ final class ConnectionStatus: @unchecked Sendable {
         static let finalized = Flags(rawValue: 8)
     }
 
-    /// The word itself, which SQLite's progress handler reads while a statement runs (see
-    /// ``Connection/interrupt()``).
-    let word: UnsafeMutablePointer<UInt32>
+    /// The word itself, in a box of its own so that its address stays the same for as long as the
+    /// status lives: SQLite's progress handler reads it there, by address, while a statement runs (see
+    /// ``Connection/interrupt()``). The status owns it and frees it in its `deinit`; Swift reads and
+    /// writes it only atomically, at ``FixedBox/address``, never through ``FixedBox/value``.
+    let word: FixedBox<UInt32>
     /// Why a refused `close()` stops the statements, in the lender's words.
     var closeRefusal = ""
     /// How many events may have undone changes the connection made: statements that failed (SQLite
@@ -43,8 +45,7 @@ final class ConnectionStatus: @unchecked Sendable {
     var schemaChanges: UInt64 = 0
 
     init(_ flags: Flags = []) {
-        word = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
-        word.initialize(to: flags.rawValue)
+        word = .allocate(flags.rawValue)
     }
 
     deinit {
@@ -57,22 +58,22 @@ final class ConnectionStatus: @unchecked Sendable {
     /// Whether no flag is raised: statements may run.
     @inline(__always)
     var isClear: Bool {
-        bindery_atomic_load(word) == 0
+        bindery_atomic_load(word.address) == 0
     }
 
     /// The flags raised now.
     var flags: Flags {
-        Flags(rawValue: bindery_atomic_load(word))
+        Flags(rawValue: bindery_atomic_load(word.address))
     }
 
     /// Raises `flags`.
     func raise(_ flags: Flags) {
-        bindery_atomic_or(word, flags.rawValue)
+        bindery_atomic_or(word.address, flags.rawValue)
     }
 
     /// Lowers `flags`.
     func lower(_ flags: Flags) {
-        bindery_atomic_and(word, ~flags.rawValue)
+        bindery_atomic_and(word.address, ~flags.rawValue)
     }
 
     /// The error for a statement (`sql`, if known) that may not run: ``SQLiteError/Code/misuse`` for a
