@@ -78,14 +78,14 @@ import Testing
     @Test func aPlaceReadsAndWritesItsElement() {
         let buffer = FixedBuffer<String>.allocate(count: 4, repeating: "a string that lives on the heap")
         defer { buffer.deallocate() }
-        let place = buffer.place(unchecked: 2)
+        let place = buffer.place(at: 2)
         place.element = "written through the place, also on the heap"
         place.element.append("!")
         #expect(buffer[2] == "written through the place, also on the heap!")
         #expect(buffer[1] == "a string that lives on the heap")
         let numbers = FixedBuffer<SQLiteValue>.allocate(count: 2, repeating: .integer(1))
         defer { numbers.deallocate() }
-        numbers.place(unchecked: 1).overwrite(with: .real(2.5))
+        numbers.place(at: 1).overwrite(with: .real(2.5))
         #expect(numbers[1] == .real(2.5))
     }
 
@@ -142,6 +142,13 @@ import Testing
         await #expect(processExitsWith: .failure) {
             let buffer = FixedBuffer<Int>.allocate(count: 1, repeating: 0)
             buffer.overwrite(at: Int.random(in: 1...1), with: 7)
+        }
+    }
+
+    @Test func aPlaceOutOfRangeTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let buffer = FixedBuffer<Int>.allocate(count: 2, repeating: 0)
+            buffer.place(at: Int.random(in: 2...2)).element = 7
         }
     }
 }

@@ -141,15 +141,13 @@ final class EncodedRow {
     /// is. An old value that holds nothing to release (NULL, an INTEGER, a REAL) is written over
     /// without the generic destroy, which would cost a call per value.
     ///
-    /// `slot` is always below ``count`` (so within the slot buffer) and is not checked again: the row
-    /// hands out no other slot number (``slot(forKey:)`` returns a learned slot, or the one it has just
-    /// added), the tag tables hold only numbers it returned, for this same row, and a row never
-    /// forgets a slot. Measured on `bulk insert 100,000 records, 10 INTEGER columns` (callgrind, main
-    /// at d951b5b, where the slots were a raw pointer: 809,053,856 instructions): 809,054,175 through
-    /// this unchecked place, 818,053,966 (+1.11%) through the buffer's checked subscript.
+    /// `slot` is always below ``count`` (so within the slot buffer): the row hands out no other slot
+    /// number (``slot(forKey:)`` returns a learned slot, or the one it has just added), the tag tables
+    /// hold only numbers it returned, for this same row, and a row never forgets a slot. The buffer's
+    /// place checks it once all the same (see ``FixedBuffer/place(at:)``).
     @inline(__always)
     func set(_ value: SQLiteValue, taggedSlot slot: Int) {
-        let entry = storage.value.slots.place(unchecked: slot)
+        let entry = storage.value.slots.place(at: slot)
         if let target = storage.value.target {
             bindNow(value, entry, to: target)
         }

@@ -21,11 +21,10 @@
 ///   before it frees the memory. So a read never meets uninitialized memory, and nothing leaks (but
 ///   what an `overwrite` is wrongly told holds nothing to release: a leak, never a fault).
 /// - **No index out of range.** The subscript and ``FixedBuffer/overwrite(at:with:)`` trap
-///   (`precondition`) on an index outside `0..<count` (one unsigned comparison). The one exception is
-///   ``FixedBuffer/place(unchecked:)``, for the per-field access where the comparison was measured
-///   (its comment has the figures): its caller says beside the call why its index is below `count`,
-///   and keeps the place only for that call. A ``ByteTable``'s index is a `UInt8`, below 256 by its
-///   type; the box has no index.
+///   (`precondition`) on an index outside `0..<count` (one unsigned comparison), and so does
+///   ``FixedBuffer/place(at:)``, once, for a caller that then reads and writes the element through
+///   the place within one call. A ``ByteTable``'s index is a `UInt8`, below 256 by its type; the box
+///   has no index.
 /// - **Exclusivity.** The memory is not a Swift variable, so Swift does not check overlapping access
 ///   to it: each owner is used on one thread at a time (a connection's), and writes an element only
 ///   between reads, never inside an access to the same element.
@@ -79,23 +78,23 @@ struct FixedBuffer<Element> {
         }
     }
 
-    /// The place of the element at `index`, found once for a caller that reads and writes it several
-    /// times in one call, without checking `index`: the caller knows it to be in `0..<count` and says
-    /// why beside the call. The place is valid until the buffer is grown or freed: it is never kept
-    /// beyond the call that asked for it.
+    /// The place of the element at `index`, checked once (it traps outside `0..<count`), for a caller
+    /// that reads and writes the element several times in one call: the element's address is computed
+    /// once. The place is valid until the buffer is grown or freed: it is never kept beyond the call
+    /// that asked for it.
     ///
-    /// Measured (callgrind, against main at d951b5b, `bulk insert 100,000 records, 10 INTEGER
-    /// columns`, 809,053,856 instructions): ``EncodedRow``'s per-field `set` through the checked
-    /// subscript cost 818,053,966 (+1.11%, 9 instructions a field), through an unchecked subscript
-    /// 812,053,996 (+0.37%: the element's address computed again for each access), through this
-    /// place 809,054,175 (+0.00%); `insert() 100,000 records one by one, nil rowid id` 807,980,408
-    /// checked and 798,980,408 through this place, against 798,174,035.
+    /// Measured (callgrind, issue 38, `bulk insert 100,000 records, 10 INTEGER columns`, where
+    /// ``EncodedRow``'s per-field `set` reads and writes its slot): through the subscript, each
+    /// access checked and its address computed again, +1.11% (9 instructions a field); through an
+    /// unchecked place, +0.00%; an unchecked place saved less than the 2% a mechanism must earn, so
+    /// the place is checked.
     @inline(__always)
-    func place(unchecked index: Int) -> Place {
-        Place(pointer: base + index)
+    func place(at index: Int) -> Place {
+        precondition(UInt(bitPattern: index) < UInt(bitPattern: count), "FixedBuffer index out of range")
+        return Place(pointer: base + index)
     }
 
-    /// One element of a buffer, as ``place(unchecked:)`` found it: valid until the buffer is grown or
+    /// One element of a buffer, as ``place(at:)`` found it: valid until the buffer is grown or
     /// freed.
     struct Place {
         fileprivate let pointer: UnsafeMutablePointer<Element>
