@@ -42,8 +42,8 @@ enum UTF8Text {
     /// The TEXT of `value` (a TEXT value) as a date (see ``SQLiteDate/date(fromUTF8:)``).
     static func date(of value: OpaquePointer?) -> Read<Date> {
         guard let text = sqlite3_value_text(value) else { return .noBytes }
-        let scanner = Scanner(UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))))
-        guard let date = SQLiteDate.date(scanning: scanner) else { return .unreadable }
+        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
+        guard let date = SQLiteDate.date(fromUTF8: bytes) else { return .unreadable }
         return .value(date)
     }
 
@@ -83,15 +83,12 @@ enum UTF8Text {
             self.bytes = bytes
         }
 
-        @inline(__always)
         var isAtEnd: Bool { position >= bytes.count }
 
-        @inline(__always)
         func peek(offset: Int) -> UInt8? {
             position + offset < bytes.count ? bytes[position + offset] : nil
         }
 
-        @inline(__always)
         mutating func take(_ byte: UInt8) -> Bool {
             guard position < bytes.count, bytes[position] == byte else { return false }
             position += 1
@@ -99,7 +96,6 @@ enum UTF8Text {
         }
 
         /// Takes one byte of white space as SQLite counts it: space, tab, LF, VT, FF or CR.
-        @inline(__always)
         mutating func takeSpace() -> Bool {
             guard position < bytes.count, bytes[position] == 32 || (9...13).contains(bytes[position]) else {
                 return false
@@ -108,14 +104,12 @@ enum UTF8Text {
             return true
         }
 
-        @inline(__always)
         mutating func digit() -> Int64? {
             guard position < bytes.count, (48...57).contains(bytes[position]) else { return nil }
             position += 1
             return Int64(bytes[position - 1] - 48)
         }
 
-        @inline(__always)
         mutating func number(digits: Int) -> Int64? {
             var value: Int64 = 0
             for _ in 0..<digits {
@@ -130,6 +124,63 @@ enum UTF8Text {
 extension SQLiteDate {
     /// Parses UTF-8 bytes, such as those `sqlite3_column_text` returns; see ``date(from:)``.
     public static func date(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
-        date(scanning: UTF8Text.Scanner(bytes))
+        var scanner = UTF8Text.Scanner(bytes)
+        var days: Int64 = 10_957  // 2000-01-01, for a time without a date
+        if scanner.peek(offset: 4) == 45 {  // YYYY-
+            guard let year = scanner.number(digits: 4), scanner.take(45),
+                let month = scanner.number(digits: 2), scanner.take(45),
+                let day = scanner.number(digits: 2),
+                (1...12).contains(month), day >= 1, day <= daysIn(month: month, of: year)
+            else { return nil }
+            days = daysFromCivil(year: year, month: month, day: day)
+            // As SQLite: any run of white space and `T`s, then a time or the end.
+            while scanner.take(84) || scanner.takeSpace() {}
+            if scanner.isAtEnd {
+                return Date(timeIntervalSince1970: Double(days) * 86_400)
+            }
+        }
+        guard let hour = scanner.number(digits: 2), scanner.take(58), let minute = scanner.number(digits: 2),
+            hour <= 24, minute <= 59
+        else { return nil }
+        // Whole milliseconds, as SQLite keeps them; the division at the end rounds once.
+        var milliseconds = (days * 86_400 + hour * 3600 + minute * 60) * 1000
+        if scanner.take(58) {
+            guard let second = scanner.number(digits: 2), second <= 59 else { return nil }
+            milliseconds += second * 1000
+            if scanner.take(46) {
+                var fraction: Int64 = 0
+                var count = 0
+                var roundUp = false
+                while let digit = scanner.digit() {
+                    if count < 3 {
+                        fraction = fraction * 10 + digit
+                    } else if count == 3 {
+                        roundUp = digit >= 5
+                    }
+                    count += 1
+                }
+                guard count > 0 else { return nil }
+                if count < 3 {
+                    for _ in count..<3 {
+                        fraction *= 10
+                    }
+                }
+                milliseconds += fraction + (roundUp ? 1 : 0)
+            }
+        }
+        // As SQLite: white space, an optional `Z` or `±HH:MM`, white space, the end.
+        while scanner.takeSpace() {}
+        if scanner.take(90) || scanner.take(122) {  // Z or z
+            // UTC already.
+        } else if scanner.peek(offset: 0) == 43 || scanner.peek(offset: 0) == 45 {  // + or -
+            let sign: Int64 = scanner.take(43) ? 1 : (scanner.take(45) ? -1 : 0)
+            guard let offsetHours = scanner.number(digits: 2), scanner.take(58),
+                let offsetMinutes = scanner.number(digits: 2), offsetHours <= 14, offsetMinutes <= 59
+            else { return nil }
+            milliseconds -= sign * (offsetHours * 3600 + offsetMinutes * 60) * 1000
+        }
+        while scanner.takeSpace() {}
+        guard scanner.isAtEnd else { return nil }
+        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 }
