@@ -17,9 +17,10 @@
 ///   in its list of statements lent but not held); the connection's ``ExtensionStore`` holds each
 ///   state it lends until the last lend running ends, even when it is replaced or the connection
 ///   closes (it then keeps it among its retired states); a ``RecordContext`` holds every
-///   ``RecordTypeState`` it made for as long as it lives; a record type's state holds its encoder and
-///   its last insert memo, which only an insert of that encoder's row replaces; a statement holds
-///   its attachment (an insert plan), which only the call that uses the statement replaces.
+///   ``RecordTypeState`` it made for as long as it lives; a record type's state holds its encoder
+///   (and, for a call made while that one is in use, a nested encoder until the call ends) and its
+///   last insert memo, which only an insert of that encoder's row replaces; a statement holds its
+///   attachment (an insert plan), which only the call that uses the statement replaces.
 /// - **For how long.** A `Lent` is never stored beyond the call that lends it, except as the memo of
 ///   its owner (``ExtensionStore``, ``StatementCache``, ``RecordContext``), which drops the memo
 ///   when it lets the object go, and in what a decoded or encoded value may keep (a keyed container,
