@@ -81,6 +81,11 @@ public enum NorthwindFixture {
 
     /// Runs `script` (the dump, which is one transaction) into a new database at `path`.
     private static func load(script: String, into path: String) throws {
+        // This may be the process's first use of SQLite, which initializes it: turn its memory statistics
+        // off first, as Bindery's first connection does. Were they left on, a process-wide mutex would be
+        // taken on every allocation for the rest of the process, and the bench would time both of its
+        // sides (about 460 instructions a row inserted) unlike any Bindery app.
+        _ = bindery_disable_memory_statistics()
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         defer { sqlite3_close_v2(handle) }

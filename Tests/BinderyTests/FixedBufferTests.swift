@@ -89,6 +89,25 @@ import Testing
         #expect(numbers[1] == .real(2.5))
     }
 
+    /// `place(ifWithin:)` gives the place of an index in range, and nil for any other (a negative
+    /// "none yet" sentinel, the count, the extremes), where `place(at:)` would trap.
+    @Test func aPlaceIfWithinIsNilOutsideTheBuffer() {
+        let buffer = FixedBuffer<Int>.allocate(count: 3, repeating: 7)
+        defer { buffer.deallocate() }
+        for index in [-1, 3, 4, Int.min, Int.max] {
+            #expect(buffer.place(ifWithin: index) == nil, "index \(index)")
+        }
+        for index in 0..<3 {
+            let place = buffer.place(ifWithin: index)
+            #expect(place?.element == 7)
+            place?.element = index * 10
+        }
+        #expect((0..<3).map { buffer[$0] } == [0, 10, 20])
+        let empty = FixedBuffer<Int>.allocate(count: 0, repeating: 0)
+        defer { empty.deallocate() }
+        #expect(empty.place(ifWithin: 0) == nil)
+    }
+
     @Test func aByteTableHolds256ValuesIndexedByAByte() {
         let table = ByteTable<String>.allocate(repeating: "unknown, and long enough to live on the heap")
         defer { table.deallocate() }

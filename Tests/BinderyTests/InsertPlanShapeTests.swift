@@ -167,6 +167,29 @@ import Testing
         #expect(try conn.fetchAll(Int64?.self, sql: "SELECT note FROM t").allSatisfy { $0 == nil })
     }
 
+    /// Rows of two shapes in turn: the record type keeps only its last memo, so each row makes a new memo
+    /// with the columns of the one before last. The plan kept on each shape's statement serves it by
+    /// its columns: every insert is plain, and each comes back as the table holds it.
+    @Test func twoShapesInTurnEachInsertPlainAndAsStored() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(script: Self.schema)
+        var returned: [Wide] = []
+        var given: [Given] = []
+        try conn.transaction { conn in
+            let before = conn.recordContext.plainInsertCount
+            for score in 1...6 {
+                let a = score.isMultiple(of: 2) ? score * 10 : nil
+                returned.append(try conn.insert(Wide(id: nil, a: a, b: nil, c: score, score: score)))
+                given.append(try conn.insert(Given(id: nil, score: score * 100)))
+            }
+            #expect(conn.recordContext.plainInsertCount - before == 12)
+        }
+        #expect(returned.map(\.a) == [nil, 20, nil, 40, nil, 60])
+        #expect(try returned.map { try conn.find(Wide.self, id: $0.id) } == returned)
+        #expect(given.map(\.score) == [100, 200, 300, 400, 500, 600])
+        #expect(try given.map { try conn.find(Given.self, id: $0.id) } == given)
+    }
+
     /// The same through the actor, whose writes run in transactions of their own.
     @Test func interleavedThroughTheDatabase() async throws {
         let db = try Database.inMemory()

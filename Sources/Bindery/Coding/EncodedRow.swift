@@ -133,21 +133,30 @@ final class EncodedRow {
     /// ``slot(forKey:)``).
     @inline(__always)
     func set(_ value: SQLiteValue, slot: Int) {
-        set(value, taggedSlot: slot)
+        set(value, in: storage.value.slots.place(at: slot))
         storage.value.cursor = slot &+ 1
     }
 
-    /// Stores `value` in `slot`, found by key tag: the prediction of string keys' slots is left as it
-    /// is. An old value that holds nothing to release (NULL, an INTEGER, a REAL) is written over
-    /// without the generic destroy, which would cost a call per value.
+    /// Stores `value` in the slot a key tag table gave, `known`, and returns true; returns false, having
+    /// stored nothing, when the table knew no slot for the tag (`known` is negative). The prediction of
+    /// string keys' slots is left as it is.
     ///
-    /// `slot` is always below ``count`` (so within the slot buffer): the row hands out no other slot
-    /// number (``slot(forKey:)`` returns a learned slot, or the one it has just added), the tag tables
-    /// hold only numbers it returned, for this same row, and a row never forgets a slot. The buffer's
-    /// place checks it once all the same (see ``FixedBuffer/place(at:)``).
+    /// A known slot is always below ``count`` (so within the slot buffer): the row hands out no other
+    /// slot number (``slot(forKey:)`` returns a learned slot, or the one it has just added), the tag
+    /// tables hold only numbers it returned, for this same row, and a row never forgets a slot. One
+    /// unsigned comparison with the buffer's count tells both "known" and "within the buffer"
+    /// (``FixedBuffer/place(ifWithin:)``).
     @inline(__always)
-    func set(_ value: SQLiteValue, taggedSlot slot: Int) {
-        let entry = storage.value.slots.place(at: slot)
+    func set(_ value: SQLiteValue, ifKnownSlot known: Int) -> Bool {
+        guard let entry = storage.value.slots.place(ifWithin: known) else { return false }
+        set(value, in: entry)
+        return true
+    }
+
+    /// Stores `value` in the slot at `entry`. An old value that holds nothing to release (NULL, an
+    /// INTEGER, a REAL) is written over without the generic destroy, which would cost a call per value.
+    @inline(__always)
+    private func set(_ value: SQLiteValue, in entry: FixedBuffer<Slot>.Place) {
         if let target = storage.value.target {
             bindNow(value, entry, to: target)
         }

@@ -46,10 +46,7 @@ struct RowKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
         try checkValid(key)
         if let tags {
             let tag = KeyTagTable.tag(of: key)
-            let known = tags[tag]
-            if known >= 0 {
-                row.set(value, taggedSlot: Int(known))
-            } else {
+            if !row.set(value, ifKnownSlot: Int(tags[tag])) {
                 tags[tag] = Int32(row.set(value, forKey: key.stringValue))
             }
         } else {

@@ -240,7 +240,7 @@ extension Connection {
         // The plan is lent by the statement, which keeps it: only this call could replace it (the
         // statement is in use), and does so after its last look at it. It is read one property at a
         // time: a closure lending it for the whole body is kept as a function of its own.
-        let plan = try insertPlan(for: statement, state: state, row: row, columns: columns)
+        let plan = try insertPlan(for: statement, state: state, row: row, memo: memo)
         guard plan.with({ $0.isPlain }) else {
             memo.needsReturningAt = schemaGeneration
             return .needsReturning
@@ -303,11 +303,11 @@ extension Connection {
         case readBack(Int64, String)
     }
 
-    /// The plan kept on `statement`, the plain INSERT of `row`'s `columns`, when it was made for that
-    /// row and those columns, or a new one made from the table's schema and kept there in its place;
-    /// the statement holds it.
+    /// The plan kept on `statement`, the plain INSERT of `memo` for `row`, when it was made for that
+    /// row and that memo, or a new one made from the table's schema and kept there in its place; the
+    /// statement holds it.
     @inline(__always)
-    private func insertPlan(for statement: Statement, state: RecordTypeState, row: EncodedRow, columns: [Bool])
+    private func insertPlan(for statement: Statement, state: RecordTypeState, row: EncodedRow, memo: InsertMemo)
         throws -> Lent<InsertPlan>
     {
         // The plan's re-prepare count is compared after the INSERT ran (a count, it only grows): a plan
@@ -315,21 +315,21 @@ extension Connection {
         // The plan is the row's own: another row (another record type's, or another encoder's) can
         // make the same INSERT text with its slots laid out otherwise.
         if let plan = statement.lentAttachment(as: InsertPlan.self),
-            plan.with({ $0.schemaGeneration == schemaGeneration && $0.serves(row, columns: columns) })
+            plan.with({ $0.schemaGeneration == schemaGeneration && $0.serves(row, memo: memo) })
         {
             return plan
         }
-        return try newInsertPlan(for: statement, state: state, row: row, columns: columns)
+        return try newInsertPlan(for: statement, state: state, row: row, memo: memo)
     }
 
-    /// ``insertPlan(for:state:row:columns:)`` when the statement holds no current plan.
+    /// ``insertPlan(for:state:row:memo:)`` when the statement holds no current plan.
     @inline(never)
-    private func newInsertPlan(for statement: Statement, state: RecordTypeState, row: EncodedRow, columns: [Bool])
+    private func newInsertPlan(for statement: Statement, state: RecordTypeState, row: EncodedRow, memo: InsertMemo)
         throws -> Lent<InsertPlan>
     {
         let profile = try insertProfile(ofTable: state.tableName)
         let plan = InsertPlan(
-            profile: profile, row: row, columns: columns, reprepareCount: statement.reprepareCount,
+            profile: profile, row: row, memo: memo, reprepareCount: statement.reprepareCount,
             schemaGeneration: schemaGeneration)
         statement.attachment = plan
         return Lent(plan)

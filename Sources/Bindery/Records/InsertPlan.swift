@@ -5,7 +5,7 @@
 /// A plan is made from the table's ``TableInsertProfile`` when its plain INSERT statement is prepared,
 /// and kept on that statement (its attachment) while SQLite does not re-prepare it and the connection
 /// runs no statement that changes the schema. Its slots are those of one encoded row: it serves only
-/// that row with the same columns (``serves(_:columns:)``). Another record type, or another encoder of
+/// that row with the columns of one memo (``serves(_:memo:)``). Another record type, or another encoder of
 /// the same type, can make the same INSERT text from a row whose slots are laid out otherwise (a
 /// `Draft {note, score}` and a `Player {id, score}` both insert `("score")` when the first is nil): it
 /// makes a plan of its own. A schema change made by another connection is seen only
@@ -16,8 +16,11 @@ final class InsertPlan {
     /// The encoded row the plan was made for, whose slots ``slots`` describes (held, so that no other
     /// row can be allocated where it was while the plan lives).
     private let row: EncodedRow
-    /// The slots of ``row`` the INSERT binds, as they were when the plan was made (one per slot: a row
-    /// only ever adds slots, so an equal array means the same slots).
+    /// The memo of the INSERT the plan was made for (held, like ``row``, so that no other memo can be
+    /// allocated where it was).
+    private let memo: InsertMemo
+    /// The slots of ``row`` the INSERT binds, ``memo``'s columns (one per slot: a row only ever adds
+    /// slots, so an equal array means the same slots).
     private let columns: [Bool]
     /// The connection's ``Connection/schemaGeneration`` when the plan was made: a schema change made
     /// on the connection expires the statement, which SQLite re-prepares only when it next steps.
@@ -42,15 +45,17 @@ final class InsertPlan {
     /// (``EncodedRow/kinds``) is kept as given without a look at each value.
     private let keptByEveryColumn: UInt8
 
-    /// The plan for inserting the slots of `row` marked in `columns` (its non-NULL ones) into the table
-    /// of `profile`.
+    /// The plan for inserting the slots of `row` marked in `memo`'s columns (its non-NULL ones) into the
+    /// table of `profile`.
     init(
-        profile: TableInsertProfile, row: EncodedRow, columns: [Bool], reprepareCount: Int32,
+        profile: TableInsertProfile, row: EncodedRow, memo: InsertMemo, reprepareCount: Int32,
         schemaGeneration: UInt64
     ) {
         self.reprepareCount = reprepareCount
         self.schemaGeneration = schemaGeneration
         self.row = row
+        self.memo = memo
+        let columns = memo.columns
         self.columns = columns
         var isPlain = profile.storesRowsAsGiven
         var hasRowIDSlot = false
@@ -96,10 +101,12 @@ final class InsertPlan {
         slots.deallocate()
     }
 
-    /// Whether the plan was made for `row` binding the slots marked in `columns`: its slot map then
-    /// describes the row. One identity comparison, and one of arrays that are usually the same array.
-    func serves(_ row: EncodedRow, columns: [Bool]) -> Bool {
-        self.row === row && self.columns == columns
+    /// Whether the plan was made for `row` binding the slots marked in `memo`'s columns: its slot map
+    /// then describes the row. Usually two identity comparisons: a memo's columns never change, so the
+    /// same memo means the same slots. A record type keeps only its last memo, so rows of two shapes in
+    /// turn make a new memo with the same columns each time: the columns are then compared.
+    func serves(_ row: EncodedRow, memo: InsertMemo) -> Bool {
+        self.row === row && (self.memo === memo || columns == memo.columns)
     }
 
     /// Whether the table stores every bound value of `row` unchanged (no affinity conversion).

@@ -23,7 +23,8 @@
 /// - **No index out of range.** The subscript and ``FixedBuffer/overwrite(at:with:)`` trap
 ///   (`precondition`) on an index outside `0..<count` (one unsigned comparison), and so does
 ///   ``FixedBuffer/place(at:)``, once, for a caller that then reads and writes the element through
-///   the place within one call. A ``ByteTable``'s index is a `UInt8`, below 256 by its type; the box
+///   the place within one call; ``FixedBuffer/place(ifWithin:)`` makes the same comparison and gives
+///   nil rather than trap. A ``ByteTable``'s index is a `UInt8`, below 256 by its type; the box
 ///   has no index.
 /// - **Exclusivity.** The memory is not a Swift variable, so Swift does not check overlapping access
 ///   to it: each owner is used on one thread at a time (a connection's), and writes an element only
@@ -91,6 +92,15 @@ struct FixedBuffer<Element> {
     @inline(__always)
     func place(at index: Int) -> Place {
         precondition(UInt(bitPattern: index) < UInt(bitPattern: count), "FixedBuffer index out of range")
+        return Place(pointer: base + index)
+    }
+
+    /// The place of the element at `index` when `index` is in `0..<count`, or nil: the same one
+    /// comparison as ``place(at:)``, for a caller whose index may be a sentinel (a negative "none yet")
+    /// and which takes another path then, rather than trap.
+    @inline(__always)
+    func place(ifWithin index: Int) -> Place? {
+        guard UInt(bitPattern: index) < UInt(bitPattern: count) else { return nil }
         return Place(pointer: base + index)
     }
 
