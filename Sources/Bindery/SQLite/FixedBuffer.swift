@@ -97,8 +97,8 @@ struct FixedBuffer<Element> {
 
     /// The place of the element at `index` when `index` is in `0..<count`, or nil: the same one
     /// comparison as ``place(at:)``, for a caller whose index may be a sentinel (a negative "none yet")
-    /// and which takes another path then, rather than trap.
-    @inline(__always)
+    /// and which takes another path then, rather than trap. Not marked to be inlined: the optimizer
+    /// inlines it anyway (callgrind, `insert()` one by one: +0.0002% with the mark removed).
     func place(ifWithin index: Int) -> Place? {
         guard UInt(bitPattern: index) < UInt(bitPattern: count) else { return nil }
         return Place(pointer: base + index)
