@@ -13,8 +13,11 @@ final class BareEncoder: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
     /// Whether a value was asked for that this encoder does not bind (anything but a keyed `Int`).
     var refused = false
-    /// The parameter the next value is bound to; back to 1 for each record.
+    /// The parameter the next value is bound to; back to ``first`` for each record.
     var parameter: Int32 = 1
+    /// The parameter each record's first value is bound to: 1, or the first of its row in a multi-row
+    /// INSERT.
+    var first: Int32 = 1
     /// The keyed container made for the first record, reused for every record after it, and its key type.
     private var container: AnyObject?
     private var keyType: ObjectIdentifier?
@@ -23,8 +26,14 @@ final class BareEncoder: Encoder {
         self.statement = statement
     }
 
+    /// The same encoder binding to another statement (for the multi-row INSERT).
+    init(statement: OpaquePointer, first: Int32) {
+        self.statement = statement
+        self.first = first
+    }
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        parameter = 1
+        parameter = first
         if let container, keyType == ObjectIdentifier(Key.self) {
             return unsafeDowncast(container, to: Kept<KeyedEncodingContainer<Key>>.self).value()
         }

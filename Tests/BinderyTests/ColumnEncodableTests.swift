@@ -232,8 +232,11 @@ import Testing
         var expected = records
         for index in expected.indices { expected[index].id = Int64(index + 1) }
         #expect(try byHand.fetchAll(Reading.self, orderBy: "id").map(\.sensor) == expected.map(\.sensor))
-        // Each record was written by hand once; encode(to:) ran only for the first records, to check.
-        #expect(Reading.counters.count("encodeColumns \(counter)") == records.count)
+        // Each record was written by hand, once, or twice when it was encoded into a batch that its
+        // shape did not end (a nil count every fifth record); encode(to:) ran only for the first
+        // records, to check.
+        let written = Reading.counters.count("encodeColumns \(counter)")
+        #expect(written >= records.count && written <= records.count + records.count / 5)
         #expect(Reading.counters.count("encode(to:) \(counter)") == RowEncoderCore.rowsToVerify)
     }
 

@@ -100,6 +100,25 @@ import Testing
             }, onConflict: .replace)
         #expect(replacedInBulk == 10)
         try Self.check(conn, after: "bulk insert(onConflict: .replace)")
+        // Batch-sized: multi-row statements, then ones whose rows replace rows already there and each
+        // other (codes repeat every 150), then rows an ignore skips inside a batch.
+        let mark = conn.recordContext.batchedRecordCount
+        let fresh = (0..<250).map {
+            Note(id: nil, code: "batch\($0)", title: Self.words[$0 % 10], body: Self.words[($0 * 3) % 10] + " f\($0)")
+        }
+        #expect(try conn.insert(contentsOf: fresh) == 250)
+        try Self.check(conn, after: "batched bulk insert")
+        let replacing = (0..<400).map {
+            Note(id: nil, code: "batch\($0 % 150)", title: Self.words[$0 % 10], body: Self.words[$0 % 7] + " r\($0)")
+        }
+        let stored = try conn.insertAndFetch(contentsOf: replacing, onConflict: .replace)
+        #expect(stored.map(\.code) == replacing.map(\.code))
+        try Self.check(conn, after: "batched insertAndFetch(onConflict: .replace)")
+        let kept = try conn.insertOrIgnoreAndFetch(
+            contentsOf: (0..<300).map { Note(id: nil, code: "batch\($0)", title: "golf", body: "hotel n\($0)") })
+        #expect(kept.compactMap { $0 }.count == 50)
+        try Self.check(conn, after: "batched insertOrIgnoreAndFetch")
+        #expect(conn.recordContext.batchedRecordCount - mark >= 400)
     }
 
     @Test(arguments: setups) func sqlWrites(setup: Setup) throws {

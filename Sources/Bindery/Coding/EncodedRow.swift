@@ -31,6 +31,9 @@ final class EncodedRow {
         var target: OpaquePointer?
         /// How many slots are parameters of `target`.
         var parameterCount = 0
+        /// Added to each slot's parameter: the parameters of the row's earlier rows in a multi-row
+        /// statement (see ``aim(atRowOffset:)``); 0 otherwise.
+        var rowOffset: Int32 = 0
         /// How many parameters of `target` the current row has given a value.
         var bound = 0
         /// Whether a parameter of the current row holds TEXT or a BLOB, which is bound afterwards.
@@ -330,9 +333,11 @@ final class EncodedRow {
         let inShape: Bool
         switch value {
         case .integer(let int):
-            inShape = parameter > 0 && sqlite3_bind_int64(target, parameter, int) == SQLITE_OK
+            inShape =
+                parameter > 0 && sqlite3_bind_int64(target, parameter &+ storage.value.rowOffset, int) == SQLITE_OK
         case .real(let double):
-            inShape = parameter > 0 && sqlite3_bind_double(target, parameter, double) == SQLITE_OK
+            inShape =
+                parameter > 0 && sqlite3_bind_double(target, parameter &+ storage.value.rowOffset, double) == SQLITE_OK
         case .null:
             storage.value.offShape = storage.value.offShape || parameter > 0
             return
@@ -352,6 +357,7 @@ final class EncodedRow {
     /// checked out until ``stopBinding()``.
     func bindDirectly(to statement: Statement, slots: [Bool], startingAt first: Int32) {
         storage.value.layout = 0
+        storage.value.rowOffset = 0
         var index = first
         for slot in 0..<storage.value.count {
             if slot < slots.count && slots[slot] {
@@ -381,7 +387,20 @@ final class EncodedRow {
     /// Stops binding values as they are encoded.
     func stopBinding() {
         storage.value.target = nil
+        storage.value.rowOffset = 0
     }
+
+    /// Aims the next rows at the parameters after the first `offset` of the target statement: in a
+    /// multi-row INSERT, the row of that statement whose parameters start at `offset + 1`.
+    /// ``bindDirectly(to:slots:startingAt:)`` and ``stopBinding()`` set it back to 0.
+    @inline(__always)
+    func aim(atRowOffset offset: Int32) {
+        storage.value.rowOffset = offset
+    }
+
+    /// How many parameters of the target statement one row binds (see
+    /// ``bindDirectly(to:slots:startingAt:)``).
+    var parametersPerRow: Int { storage.value.parameterCount }
 
     /// Whether the current row was bound to `statement` as it was encoded, every one of its parameters
     /// and nothing else; TEXT and BLOB values still need ``bindDeferred(to:)``.
@@ -395,14 +414,16 @@ final class EncodedRow {
     @inline(__always)
     var hasDeferredValues: Bool { storage.value.deferred }
 
-    /// Binds the TEXT and BLOB values of a row that ``isBound(to:)`` `statement`.
+    /// Binds the TEXT and BLOB values of a row that ``isBound(to:)`` `statement`, at the parameters
+    /// its row of the statement has (see ``aim(atRowOffset:)``).
     func bindDeferred(to statement: Statement) throws {
+        let offset = storage.value.rowOffset
         for slot in 0..<storage.value.count {
             let parameter = storage.value.slots[slot].parameter
             guard parameter > 0 else { continue }
             let value = storage.value.slots[slot].value
             switch value {
-            case .text, .blob: try statement.bind(value, at: parameter)
+            case .text, .blob: try statement.bind(value, at: parameter &+ offset)
             case .integer, .real, .null: continue
             }
         }

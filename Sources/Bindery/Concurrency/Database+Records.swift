@@ -19,8 +19,8 @@ extension Database {
         try await write { conn in try conn.insert(record, onConflict: policy) }
     }
 
-    /// Inserts many records in one transaction with one statement re-bound for each; returns how many
-    /// rows were inserted. See ``Connection/insert(contentsOf:onConflict:)``.
+    /// Inserts many records in one transaction, runs of one shape in batches through multi-row
+    /// statements; returns how many rows were inserted. See ``Connection/insert(contentsOf:onConflict:)``.
     ///
     /// ```swift
     /// try await db.insert(contentsOf: students)
@@ -32,8 +32,8 @@ extension Database {
         try await write { conn in try conn.insert(contentsOf: records, onConflict: policy) }
     }
 
-    /// Inserts many records in one transaction with one statement re-bound for each, and returns them
-    /// as stored, in order (ids assigned, defaults filled). With ``ConflictPolicy/ignore``, a record
+    /// Inserts many records in one transaction, as ``insert(contentsOf:onConflict:)`` does, and returns
+    /// them as stored, in order (ids assigned, defaults filled). With ``ConflictPolicy/ignore``, a record
     /// whose row was skipped comes back as given: ``insertOrIgnoreAndFetch(contentsOf:)`` returns nil
     /// for it instead. See ``Connection/insertAndFetch(contentsOf:onConflict:)``.
     ///
@@ -44,6 +44,28 @@ extension Database {
         contentsOf records: S, onConflict policy: ConflictPolicy = .abort
     ) async throws -> [S.Element] where S.Element: Record {
         try await write { conn in try conn.insertAndFetch(contentsOf: records, onConflict: policy) }
+    }
+
+    /// Updates the rows with the primary keys of `records`, all or nothing, in one transaction. See
+    /// ``Connection/update(contentsOf:)``.
+    ///
+    /// ```swift
+    /// try await db.update(contentsOf: edited)
+    /// ```
+    public nonisolated func update<S: Sequence & Sendable>(contentsOf records: S) async throws
+    where S.Element: Record {
+        try await write { conn in try conn.update(contentsOf: records) }
+    }
+
+    /// Upserts `records` (each inserted, or the row with its key updated), all or nothing, in one
+    /// transaction. See ``Connection/upsert(contentsOf:)``.
+    ///
+    /// ```swift
+    /// try await db.upsert(contentsOf: fromServer)
+    /// ```
+    public nonisolated func upsert<S: Sequence & Sendable>(contentsOf records: S) async throws
+    where S.Element: Record {
+        try await write { conn in try conn.upsert(contentsOf: records) }
     }
 
     /// Updates the row with `record`'s primary key, writing every other column. Throws

@@ -1,28 +1,46 @@
-/// Inserts records one after another with one statement re-bound for each, switching statements
-/// only when the set of non-NULL columns changes. While the columns stay the same, the encoder binds
-/// each number to the statement as it encodes it (see ``EncodedRow/bindDirectly(to:slots:startingAt:)``).
+/// Inserts records one after another: runs of records of one shape in batches, through a multi-row
+/// INSERT (see `BulkInserter+Batches.swift`), the others with one statement re-bound for each,
+/// switching statements only when the set of non-NULL columns changes. While the columns stay the
+/// same, the encoder binds each number to the statement as it encodes it (see
+/// ``EncodedRow/bindDirectly(to:slots:startingAt:)``).
 ///
 /// Made `returning`, its statements end in `RETURNING *` and ``insertReturning(_:as:)`` decodes the row
-/// each one returns, with one decoder per statement.
+/// each one returns, with one decoder per statement. Made `upserting`, its statements are upserts
+/// (``RecordTypeState/upsert(row:nonNull:present:rows:returning:)``, without `RETURNING`): a row's shape
+/// is then also which slots it has (a nil property sets its column to NULL, a slot missing leaves it).
 final class BulkInserter {
-    private let connection: Connection
-    private let state: RecordTypeState
-    private let encoder: RowEncoderCore
-    private let row: EncodedRow
-    private let policy: ConflictPolicy
-    private let returning: Bool
+    let connection: Connection
+    let state: RecordTypeState
+    let encoder: RowEncoderCore
+    let row: EncodedRow
+    let policy: ConflictPolicy
+    let returning: Bool
+    let upserting: Bool
     private let options: CodingOptions
+    /// The one-row statement, the non-NULL columns it inserts and (for an upsert) the slots present.
     private var statement: Statement?
     private var columns: [Bool] = []
+    private var present: [Bool] = []
+    /// The multi-row statement, the non-NULL columns of each of its rows, (for an upsert) the slots
+    /// present, and how many rows it has.
+    var batch: Statement?
+    var batchColumns: [Bool] = []
+    var batchPresent: [Bool] = []
+    var batchRows = 0
+    /// The most parameters a statement may have on this connection (`SQLITE_LIMIT_VARIABLE_NUMBER`).
+    let parameterLimit: Int
     /// The decoder of the rows `statement` returns, and the statement it was made for.
     private var decoder: RowDecoder?
     private var decoderStatement: ObjectIdentifier?
     /// Whether ``finish()`` gave the encoder back.
     private var finished = false
     /// How many rows were inserted so far.
-    private(set) var inserted = 0
+    var inserted = 0
 
-    init(connection: Connection, state: RecordTypeState, policy: ConflictPolicy, returning: Bool = false) {
+    init(
+        connection: Connection, state: RecordTypeState, policy: ConflictPolicy, returning: Bool = false,
+        upserting: Bool = false
+    ) {
         self.connection = connection
         self.state = state
         // An encoder of its own when an operation on the same type is under way (see RecordTypeState).
@@ -30,7 +48,9 @@ final class BulkInserter {
         self.row = encoder.row
         self.policy = policy
         self.returning = returning
+        self.upserting = upserting
         self.options = connection.recordContext.options
+        self.parameterLimit = connection.parameterLimit
     }
 
     /// Encodes, binds and runs `record` (borrowed, not copied).
@@ -67,7 +87,7 @@ final class BulkInserter {
     @inline(__always)
     private func bound<T: Encodable>(_ record: borrowing T) throws -> Statement {
         try encoder.encodeRow(record)
-        if let statement, row.isBound(to: statement) {
+        if let statement, row.isBound(to: statement), hasPresentSlots(present) {
             if row.hasDeferredValues {
                 try row.bindDeferred(to: statement)
             }
@@ -79,7 +99,7 @@ final class BulkInserter {
     /// The decoder of the rows `statement` returns: made after its first step, which re-prepares a
     /// statement whose schema changed, and kept while the statement stays the same.
     @inline(__always)
-    private func decoder<T>(for statement: Statement, _ type: T.Type) -> RowDecoder {
+    func decoder<T>(for statement: Statement, _ type: T.Type) -> RowDecoder {
         if let decoder, decoderStatement == ObjectIdentifier(statement),
             decoder.reprepareCount == statement.reprepareCount, decoder.columnCount == statement.columnCount
         {
@@ -96,18 +116,33 @@ final class BulkInserter {
     @inline(never)
     private func bindRow() throws -> Statement {
         let statement: Statement
-        if let current = self.statement, row.nonNullSlotsEqual(columns) {
+        if let current = self.statement, row.nonNullSlotsEqual(columns), hasPresentSlots(present) {
             statement = current
         } else {
             releaseStatement()
             columns = row.nonNullSlots
-            statement = try connection.checkOutStatement(
-                state.insert(row: row, columns: columns, policy: policy, returning: returning))
+            present = upserting ? row.present : []
+            statement = try connection.checkOutStatement(sql(rows: 1))
             self.statement = statement
         }
         try row.bind(to: statement, slots: columns, startingAt: 1)
         row.bindDirectly(to: statement, slots: columns, startingAt: 1)
         return statement
+    }
+
+    /// The statement for the row just encoded (its non-NULL columns `columns`, its slots `present`) with
+    /// `rows` lists of parameters.
+    func sql(rows: Int) -> String {
+        guard upserting else {
+            return state.insert(row: row, columns: row.nonNullSlots, policy: policy, returning: returning, rows: rows)
+        }
+        return state.upsert(row: row, nonNull: row.nonNullSlots, present: row.present, rows: rows, returning: false)
+    }
+
+    /// Whether the row just encoded has the slots `present` (always true unless upserting).
+    @inline(__always)
+    func hasPresentSlots(_ present: [Bool]) -> Bool {
+        !upserting || row.presentSlotsEqual(present)
     }
 
     /// Runs the bound statement and counts the rows it inserted.
@@ -123,16 +158,17 @@ final class BulkInserter {
         inserted += statement.changes
     }
 
-    /// Gives the statement back to the cache and the encoder to the record type: the inserts are over.
+    /// Gives the statements back to the cache and the encoder to the record type: the inserts are over.
     func finish() {
         releaseStatement()
+        releaseBatch()
         if !finished {
             finished = true
             state.checkIn(encoder)
         }
     }
 
-    /// Gives the statement back to the cache.
+    /// Gives the one-row statement back to the cache.
     private func releaseStatement() {
         row.stopBinding()
         decoder = nil
@@ -140,6 +176,17 @@ final class BulkInserter {
         if let statement {
             connection.release(statement)
             self.statement = nil
+        }
+    }
+
+    /// Gives the multi-row statement back to the cache.
+    func releaseBatch() {
+        row.stopBinding()
+        decoder = nil
+        decoderStatement = nil
+        if let batch {
+            connection.release(batch)
+            self.batch = nil
         }
     }
 }

@@ -1,6 +1,6 @@
 extension Connection {
-    /// Inserts many records with `INSERT OR IGNORE` (one statement re-bound for each, in one
-    /// transaction) and returns, in order, each record as stored, or nil for a record whose row was
+    /// Inserts many records with `INSERT OR IGNORE` (in batches through multi-row statements, or one by
+    /// one, in one transaction, as ``insert(contentsOf:onConflict:)`` inserts) and returns, in order, each record as stored, or nil for a record whose row was
     /// skipped because it conflicts with a row already there (a primary key or a UNIQUE value taken).
     ///
     /// ``insertAndFetch(contentsOf:onConflict:)`` with ``ConflictPolicy/ignore`` returns such a record

@@ -1,8 +1,16 @@
 /// Creating, updating and deleting records, each with SQL built once per record type and a cached
 /// statement.
 extension Connection {
-    /// Inserts many records with one statement re-bound for each, in one transaction (a savepoint
-    /// inside an open transaction); returns how many rows were inserted. Nothing is returned per row.
+    /// Inserts many records in one transaction (a savepoint inside an open transaction); returns how
+    /// many rows were inserted. Nothing is returned per row.
+    ///
+    /// Runs of records with the same non-NULL columns go in batches of up to 100 through one multi-row
+    /// `INSERT … VALUES (…), (…), …`, which SQLite runs with far less work per row than one INSERT a
+    /// record; the others, and the last records when fewer than a batch are left, go one by one through
+    /// one statement re-bound for each. The outcome is the same either way: rows in the order given,
+    /// each conflict policy with its meaning for each record, and when a record's row fails, nothing
+    /// stored and the error of that record, whose ``SQLiteError/recordIndex`` is its position in
+    /// `records`.
     ///
     /// ```swift
     /// try conn.insert(contentsOf: students)
@@ -15,33 +23,48 @@ extension Connection {
             let inserter = BulkInserter(connection: conn, state: state, policy: policy)
             defer { inserter.finish() }
             // Walking an array through its buffer avoids the generic iterator's per-element overhead.
-            // Each record is encoded where it lies, without a copy.
+            // Each record is encoded where it lies, without a copy; another sequence's records are
+            // gathered a batch at a time.
             let done = try records.withContiguousStorageIfAvailable { buffer in
-                for index in buffer.indices {
-                    try inserter.insert(buffer[index])
-                }
+                try inserter.insertAll(buffer, first: 0)
                 return true
             }
             if done == nil {
-                for record in records {
-                    try inserter.insert(record)
-                }
+                try Self.inChunks(records) { batch, first in try inserter.insertAll(batch, first: first) }
             }
             return inserter.inserted
         }
     }
 
-    /// Inserts many records as ``insert(contentsOf:onConflict:)`` does (one statement re-bound for each,
-    /// in one transaction) and returns them as stored, in order: each row comes back through
-    /// `RETURNING *`, with its assigned id and its column defaults filled, as ``insert(_:onConflict:)``
-    /// returns one.
+    /// Calls `body` with the records of `records` gathered into arrays of ten batches each (chunks)
+    /// (``BulkInserter/largestBatch``), with the position of each array's first record.
+    static func inChunks<S: Sequence>(_ records: S, _ body: ([S.Element], Int) throws -> Void) rethrows {
+        let size = 10 * BulkInserter.largestBatch
+        var batch: [S.Element] = []
+        batch.reserveCapacity(size)
+        var first = 0
+        for record in records {
+            batch.append(record)
+            if batch.count == size {
+                try body(batch, first)
+                first += batch.count
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        try body(batch, first)
+    }
+
+    /// Inserts many records as ``insert(contentsOf:onConflict:)`` does (in batches through multi-row
+    /// statements, or one by one, in one transaction) and returns them as stored, in order: each row
+    /// comes back through `RETURNING *`, with its assigned id and its column defaults filled, as
+    /// ``insert(_:onConflict:)`` returns one.
     ///
     /// The result has one record for each record given. With ``ConflictPolicy/replace``, the new row
     /// comes back. With ``ConflictPolicy/ignore``, a record whose row was skipped comes back as given,
     /// as ``insert(_:onConflict:)`` returns it, which nothing in the result tells from a row stored as
-    /// given (``changes`` reports only the last record's insert, and an id the record holds comes back
-    /// the same): to know which rows were skipped, call ``insertOrIgnoreAndFetch(contentsOf:)``, which
-    /// returns nil for them; ``totalChanges`` read before and after counts the rows inserted.
+    /// given (``changes`` reports only the last statement's inserts, and an id the record holds comes
+    /// back the same): to know which rows were skipped, call ``insertOrIgnoreAndFetch(contentsOf:)``,
+    /// which returns nil for them; ``totalChanges`` read before and after counts the rows inserted.
     ///
     /// ```swift
     /// let saved = try conn.insertAndFetch(contentsOf: [Student(id: nil, name: "Ana", year: 2024)])
@@ -53,9 +76,10 @@ extension Connection {
         try insertReturningEach(records, policy: policy) { stored, record in stored ?? copy record }
     }
 
-    /// Inserts `records` in one transaction with one `RETURNING *` statement re-bound for each, and
-    /// returns, in order, what `result` makes of each row as stored (nil for a row the policy skipped)
-    /// and the record given. An array's records are read where they lie, without a copy.
+    /// Inserts `records` in one transaction with `RETURNING *` (in batches, or one by one, as
+    /// ``insert(contentsOf:onConflict:)`` inserts), and returns, in order, what `result` makes of each
+    /// row as stored (nil for a row the policy skipped) and the record given. An array's records are
+    /// read where they lie, without a copy.
     func insertReturningEach<S: Sequence, Result>(
         _ records: S, policy: ConflictPolicy,
         result: (S.Element?, borrowing S.Element) -> Result
@@ -68,14 +92,12 @@ extension Connection {
             var stored = RecordBuffer<Result>(capacity: records.underestimatedCount)
             defer { stored.deallocate() }
             let done = try records.withContiguousStorageIfAvailable { buffer in
-                for index in buffer.indices {
-                    stored.append(result(try inserter.insertReturning(buffer[index], as: T.self), buffer[index]))
-                }
+                try inserter.insertAllReturning(buffer, first: 0, into: &stored, result: result)
                 return true
             }
             if done == nil {
-                for record in records {
-                    stored.append(result(try inserter.insertReturning(record, as: T.self), record))
+                try Self.inChunks(records) { batch, first in
+                    try inserter.insertAllReturning(batch, first: first, into: &stored, result: result)
                 }
             }
             return stored.array()
@@ -137,7 +159,7 @@ extension Connection {
     /// when no row has the key. `parameters` places every slot `sql` binds, the key columns last; with
     /// no column to set, they are the key's alone, as the look-up binds them.
     @inline(__always)
-    private func runUpdate(
+    func runUpdate(
         state: RecordTypeState, row: EncodedRow, keySlots: [Int], sql: String?, parameters: SlotParameterMap
     ) throws {
         guard let sql else {

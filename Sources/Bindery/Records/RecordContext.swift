@@ -15,6 +15,9 @@ final class RecordContext {
     var insertsReturningAlways = false
     /// How many times `insert` ran a plain INSERT (no `RETURNING`), for tests.
     var plainInsertCount = 0
+    /// How many records bulk inserts stored through multi-row statements (batches that ran whole), for
+    /// tests.
+    var batchedRecordCount = 0
 
     /// The automatic rule for nested values of joined rows: a nested record reads its table's columns.
     /// (It never counts a table's columns: only scopes given with a query do.)

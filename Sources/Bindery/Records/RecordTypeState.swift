@@ -25,7 +25,7 @@ final class RecordTypeState {
     private var nestedEncoders: [RowEncoderCore] = []
     private var insertSQL: [InsertShape: String] = [:]
     private var updateSQL: [[Bool]: String] = [:]
-    private var upsertSQL: [[Bool]: String] = [:]
+    private var upsertSQL: [UpsertShape: String] = [:]
     /// The last insert of ``encoder``'s row (see ``insertPlan(for:policy:)``).
     var lastInsert: InsertMemo? {
         didSet { lastInsertLent = lastInsert.map(Lent.init) }
@@ -67,6 +67,16 @@ final class RecordTypeState {
     struct InsertShape: Hashable {
         var columns: [Bool]
         var policy: ConflictPolicy
+        var returning: Bool
+        /// How many rows the statement inserts: its VALUES has this many lists of parameters.
+        var rows: Int
+    }
+
+    /// What an upsert's SQL depends on.
+    struct UpsertShape: Hashable {
+        var nonNull: [Bool]
+        var present: [Bool]
+        var rows: Int
         var returning: Bool
     }
 
@@ -145,10 +155,11 @@ final class RecordTypeState {
         _ = nestedEncoders.popLast()
     }
 
-    /// The INSERT for the columns of `row` marked in `columns`; kept for the next time when `row` is
-    /// ``encoder``'s (the slots of another encoder's row may name other columns).
-    func insert(row: EncodedRow, columns: [Bool], policy: ConflictPolicy, returning: Bool) -> String {
-        let shape = InsertShape(columns: columns, policy: policy, returning: returning)
+    /// The INSERT for the columns of `row` marked in `columns`, with `rows` lists of parameters in its
+    /// VALUES (one per row); kept for the next time when `row` is ``encoder``'s (the slots of another
+    /// encoder's row may name other columns).
+    func insert(row: EncodedRow, columns: [Bool], policy: ConflictPolicy, returning: Bool, rows: Int = 1) -> String {
+        let shape = InsertShape(columns: columns, policy: policy, returning: returning, rows: rows)
         let shared = row === encoder.row
         if shared, let sql = insertSQL[shape] {
             return sql
@@ -161,8 +172,9 @@ final class RecordTypeState {
         if names.isEmpty {
             sql = "\(verb) INTO \(table) DEFAULT VALUES"
         } else {
-            let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-            sql = "\(verb) INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(placeholders))"
+            let placeholders = "(" + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
+            let values = Array(repeating: placeholders, count: rows).joined(separator: ", ")
+            sql = "\(verb) INTO \(table) (\(names.joined(separator: ", "))) VALUES \(values)"
         }
         if returning {
             sql += " RETURNING *"
@@ -190,10 +202,11 @@ final class RecordTypeState {
     }
 
     /// The upsert: insert the non-NULL columns of `row` marked in `nonNull`; on a primary-key conflict,
-    /// set every other column of the row (NULL where the record holds nil), returning the row. Kept as
-    /// ``insert(row:columns:policy:returning:)`` keeps its SQL.
-    func upsert(row: EncodedRow, nonNull: [Bool], present: [Bool]) -> String {
-        let key = nonNull + present
+    /// set every other column of the row (NULL where the record holds nil), returning the row unless
+    /// `returning` is false. With `rows` lists of parameters in its VALUES, it upserts that many rows in
+    /// turn. Kept as ``insert(row:columns:policy:returning:rows:)`` keeps its SQL.
+    func upsert(row: EncodedRow, nonNull: [Bool], present: [Bool], rows: Int = 1, returning: Bool = true) -> String {
+        let key = UpsertShape(nonNull: nonNull, present: present, rows: rows, returning: returning)
         let shared = row === encoder.row
         if shared, let sql = upsertSQL[key] {
             return sql
@@ -212,12 +225,15 @@ final class RecordTypeState {
         if inserted.isEmpty {
             sql = "INSERT INTO \(table) DEFAULT VALUES"
         } else {
-            let placeholders = Array(repeating: "?", count: inserted.count).joined(separator: ", ")
-            sql = "INSERT INTO \(table) (\(inserted.joined(separator: ", "))) VALUES (\(placeholders))"
+            let placeholders = "(" + Array(repeating: "?", count: inserted.count).joined(separator: ", ") + ")"
+            let values = Array(repeating: placeholders, count: rows).joined(separator: ", ")
+            sql = "INSERT INTO \(table) (\(inserted.joined(separator: ", "))) VALUES \(values)"
             sql += " ON CONFLICT(\(conflictTarget)) DO "
             sql += assignments.isEmpty ? "NOTHING" : "UPDATE SET " + assignments.joined(separator: ", ")
         }
-        sql += " RETURNING *"
+        if returning {
+            sql += " RETURNING *"
+        }
         if shared {
             upsertSQL[key] = sql
         }

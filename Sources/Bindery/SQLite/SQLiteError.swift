@@ -100,6 +100,10 @@ public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible, C
     public let sql: String?
     /// The argument values bound to the statement; shown only by `debugDescription`.
     let arguments: [SQLiteValue]?
+    /// The position, in the sequence given, of the record whose row the statement failed on, when a
+    /// call that writes many records failed (``Connection/insert(contentsOf:onConflict:)`` and the
+    /// other `contentsOf:` calls); nil otherwise.
+    public private(set) var recordIndex: Int?
 
     /// Creates an error.
     ///
@@ -146,13 +150,25 @@ public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible, C
 
     /// The same error with the argument values that were bound, for `debugDescription`.
     func with(arguments: [SQLiteValue]) -> SQLiteError {
-        SQLiteError(code: code, extendedCode: extendedCode, message: message, sql: sql, arguments: arguments)
+        var error = SQLiteError(
+            code: code, extendedCode: extendedCode, message: message, sql: sql, arguments: arguments)
+        error.recordIndex = recordIndex
+        return error
+    }
+
+    /// The same error naming the record it failed on: its position in the sequence given.
+    func with(recordIndex: Int) -> SQLiteError {
+        var error = self
+        error.recordIndex = recordIndex
+        return error
     }
 
     /// The same error with the SQL text set, when it had none.
     func with(sql: String) -> SQLiteError {
-        SQLiteError(
+        var error = SQLiteError(
             code: code, extendedCode: extendedCode, message: message, sql: self.sql ?? sql, arguments: arguments)
+        error.recordIndex = recordIndex
+        return error
     }
 
     /// "SQLite error 19 (constraint failed, extended 2067): UNIQUE constraint failed: users.email — in `INSERT …`"
@@ -162,6 +178,9 @@ public struct SQLiteError: Error, Sendable, Hashable, CustomStringConvertible, C
             text += ", extended \(extendedCode)"
         }
         text += "): \(message)"
+        if let recordIndex {
+            text += " (the record at index \(recordIndex) of the sequence given)"
+        }
         if let sql {
             text += " — in `\(sql)`"
         }

@@ -39,7 +39,10 @@ struct SearchTriggers {
         let newValues = quoted.map { "new." + $0 }.joined(separator: ", ")
         let oldValues = quoted.map { "old." + $0 }.joined(separator: ", ")
 
-        let forget = "DELETE FROM \(replaced);"
+        // With a WHERE clause, so that SQLite looks for rows rather than clearing the table: a plain
+        // `DELETE FROM` (SQLite's truncate) cost about 8,000 instructions an insert, this about 1,150
+        // (callgrind, 20,000 inserts); `k`, the rowid, is never NULL.
+        let forget = "DELETE FROM \(replaced) WHERE k IS NOT NULL;"
         let insert = "INSERT INTO \(fts)(rowid, \(columnList)) VALUES (new.rowid, \(newValues));"
         let delete = "INSERT INTO \(fts)(\(fts), rowid, \(columnList)) VALUES ('delete', old.rowid, \(oldValues));"
         let takeOut =

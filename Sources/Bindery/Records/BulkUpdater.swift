@@ -1,0 +1,87 @@
+/// Updates records one after another by primary key, in the caller's transaction: the UPDATE for the
+/// slots a row has is kept checked out while the rows keep them, and re-bound for each.
+final class BulkUpdater {
+    private let connection: Connection
+    private let state: RecordTypeState
+    private let encoder: RowEncoderCore
+    private let row: EncodedRow
+    /// The UPDATE checked out, and the plan it was made for.
+    private var statement: Statement?
+    private var plan: RecordTypeState.UpdatePlan?
+    /// Whether ``finish()`` gave the encoder back.
+    private var finished = false
+
+    init(connection: Connection, state: RecordTypeState) {
+        self.connection = connection
+        self.state = state
+        // An encoder of its own when an operation on the same type is under way (see RecordTypeState).
+        self.encoder = state.checkOutEncoder()
+        self.row = encoder.row
+    }
+
+    /// Updates the row with `record`'s primary key, as ``Connection/update(_:)`` does; an SQLite error
+    /// names the record's position in the sequence, `index`.
+    func update<T: Encodable>(_ record: borrowing T, at index: Int) throws {
+        do {
+            try encoder.encodeRow(record)
+            let plan = try state.updatePlan(for: row)
+            guard let sql = plan.sql else {
+                // No column to set: the row only has to be there.
+                try connection.runUpdate(
+                    state: state, row: row, keySlots: plan.keySlots, sql: nil, parameters: plan.parameters)
+                return
+            }
+            let statement = try self.statement(for: plan, sql: sql)
+            try row.bind(to: statement, parameters: plan.parameters)
+            do {
+                try statement.run()
+            } catch let error as SQLiteError {
+                statement.reset()
+                throw error.with(arguments: row.values)
+            }
+            statement.reset()
+            if statement.changes == 0 {
+                throw RecordError.notFound(
+                    table: state.tableName, key: state.keyDescription(state.values(in: row, slots: plan.keySlots)))
+            }
+        } catch let error as SQLiteError {
+            throw error.with(recordIndex: index)
+        }
+    }
+
+    /// The statement for `plan`, whose SQL is `sql`: the one checked out when it was made for the same
+    /// plan.
+    @inline(__always)
+    private func statement(for plan: RecordTypeState.UpdatePlan, sql: String) throws -> Statement {
+        if let statement, self.plan === plan {
+            return statement
+        }
+        return try checkOut(sql, for: plan)
+    }
+
+    @inline(never)
+    private func checkOut(_ sql: String, for plan: RecordTypeState.UpdatePlan) throws -> Statement {
+        release()
+        let statement = try connection.checkOutStatement(sql)
+        self.statement = statement
+        self.plan = plan
+        return statement
+    }
+
+    /// Gives the statement back to the cache and the encoder to the record type: the updates are over.
+    func finish() {
+        release()
+        if !finished {
+            finished = true
+            state.checkIn(encoder)
+        }
+    }
+
+    private func release() {
+        if let statement {
+            connection.release(statement)
+            self.statement = nil
+            plan = nil
+        }
+    }
+}
