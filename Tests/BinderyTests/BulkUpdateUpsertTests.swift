@@ -138,4 +138,23 @@ import Testing
         }
         #expect(try Self.table(conn) == before)
     }
+
+    /// The `Database` actor's forms run the same calls in one write.
+    @Test func theActorUpdatesAndUpsertsManyRecords() async throws {
+        let db = try Database.inMemory()
+        try await db.write { conn in
+            try conn.execute(script: BatchInsertTests.schema)
+            try conn.insert(
+                contentsOf: (0..<150).map { Item(id: Int64(1_000 + $0), code: "k\($0)", qty: $0, note: "n") })
+        }
+        let edited = (0..<150).map { Item(id: Int64(1_000 + $0), code: "e\($0)", qty: $0 + 1, note: nil) }
+        try await db.update(contentsOf: edited)
+        let upserted = (100..<250).map { Item(id: Int64(1_000 + $0), code: "u\($0)", qty: $0, note: "u") }
+        try await db.upsert(contentsOf: upserted)
+        let table = try await db.read { try Self.table($0) }
+        #expect(Array(table.dropFirst(2)) == Array(edited.prefix(100)) + upserted)
+        await #expect(throws: RecordError.self) {
+            try await db.update(contentsOf: [Item(id: 9, code: "none", qty: 1, note: nil)])
+        }
+    }
 }

@@ -31,13 +31,52 @@ extension BulkInserter {
     @inline(__always)
     func insertAll<C: RandomAccessCollection>(_ records: C, first: Int) throws
     where C.Element: Encodable, C.Index == Int {
+        try inBatches(
+            records, run: { statement, _ in try runBatch(statement) },
+            oneByOne: { start, end in try insertEach(records, from: start, to: end, first: first) })
+    }
+
+    /// Inserts `records` in order with `RETURNING *`, the first of which is at position `first` in the
+    /// sequence given, and appends to `stored` what `result` makes of each row as stored (nil for a row
+    /// skipped) and its record.
+    @inline(__always)
+    func insertAllReturning<C: RandomAccessCollection, Result>(
+        _ records: C, first: Int, into stored: inout RecordBuffer<Result>,
+        result: (C.Element?, borrowing C.Element) -> Result
+    ) throws where C.Element: Record, C.Index == Int {
+        var returned = RecordBuffer<C.Element>(capacity: Self.largestBatch)
+        defer { returned.deallocate() }
+        try inBatches(
+            records,
+            run: { statement, index in
+                guard try runReturningBatch(statement, into: &returned) else { return false }
+                var position = index
+                returned.drain { record in
+                    stored.append(result(record, records[position]))
+                    position += 1
+                }
+                return true
+            },
+            oneByOne: { start, end in
+                try insertEachReturning(records, from: start, to: end, first: first, into: &stored, result: result)
+            })
+    }
+
+    /// Walks `records` a batch at a time: each batch bound (``boundBatch(_:at:window:)``) is run by
+    /// `run`, given its statement and the index of its first record, which returns whether it ran
+    /// whole; the records of a batch that ended early or failed, and those left when fewer than a
+    /// batch remain, go to `oneByOne` as a range of indices. ``ConflictPolicy/rollback`` never batches.
+    @inline(__always)
+    private func inBatches<C: RandomAccessCollection>(
+        _ records: C, run: (Statement, Int) throws -> Bool, oneByOne: (Int, Int) throws -> Void
+    ) throws where C.Element: Encodable, C.Index == Int {
         var index = records.startIndex
         var pacing = BatchPacing()
         while policy != .rollback && records.endIndex - index >= Self.largestBatch {
             var window = Self.largestBatch
             if pacing.tries() {
                 if let statement = try boundBatch(records, at: index, window: &window) {
-                    if try runBatch(statement) {
+                    if try run(statement, index) {
                         pacing.ran()
                         index += window
                         continue
@@ -49,49 +88,10 @@ extension BulkInserter {
             }
             // A record of another shape, or a batch that failed: its records one by one.
             let end = min(index + window, records.endIndex)
-            try insertEach(records, from: index, to: end, first: first)
+            try oneByOne(index, end)
             index = end
         }
-        try insertEach(records, from: index, to: records.endIndex, first: first)
-    }
-
-    /// Inserts `records` in order with `RETURNING *`, the first of which is at position `first` in the
-    /// sequence given, and appends to `stored` what `result` makes of each row as stored (nil for a row
-    /// skipped) and its record.
-    @inline(__always)
-    func insertAllReturning<C: RandomAccessCollection, Result>(
-        _ records: C, first: Int, into stored: inout RecordBuffer<Result>,
-        result: (C.Element?, borrowing C.Element) -> Result
-    ) throws where C.Element: Record, C.Index == Int {
-        typealias T = C.Element
-        var index = records.startIndex
-        var returned = RecordBuffer<T>(capacity: Self.largestBatch)
-        defer { returned.deallocate() }
-        var pacing = BatchPacing()
-        while policy != .rollback && records.endIndex - index >= Self.largestBatch {
-            var window = Self.largestBatch
-            if pacing.tries() {
-                if let statement = try boundBatch(records, at: index, window: &window) {
-                    if try runReturningBatch(statement, into: &returned) {
-                        pacing.ran()
-                        var position = index
-                        returned.drain { record in
-                            stored.append(result(record, records[position]))
-                            position += 1
-                        }
-                        index += window
-                        continue
-                    }
-                    pacing.failed()
-                } else {
-                    pacing.broke(after: window)
-                }
-            }
-            let end = min(index + window, records.endIndex)
-            try insertEachReturning(records, from: index, to: end, first: first, into: &stored, result: result)
-            index = end
-        }
-        try insertEachReturning(records, from: index, to: records.endIndex, first: first, into: &stored, result: result)
+        try oneByOne(index, records.endIndex)
     }
 
     // MARK: One by one

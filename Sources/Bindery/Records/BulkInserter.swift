@@ -148,13 +148,7 @@ final class BulkInserter {
     /// Runs the bound statement and counts the rows it inserted.
     @inline(__always)
     private func run(_ statement: Statement) throws {
-        do {
-            try statement.run()
-        } catch let error as SQLiteError {
-            statement.reset()
-            throw error.with(arguments: row.values)
-        }
-        statement.reset()
+        try statement.runAndReset(arguments: row.values)
         inserted += statement.changes
     }
 

@@ -33,13 +33,7 @@ final class BulkUpdater {
             }
             let statement = try self.statement(for: plan, sql: sql)
             try row.bind(to: statement, parameters: plan.parameters)
-            do {
-                try statement.run()
-            } catch let error as SQLiteError {
-                statement.reset()
-                throw error.with(arguments: row.values)
-            }
-            statement.reset()
+            try statement.runAndReset(arguments: row.values)
             if statement.changes == 0 {
                 throw RecordError.notFound(
                     table: state.tableName, key: state.keyDescription(state.values(in: row, slots: plan.keySlots)))

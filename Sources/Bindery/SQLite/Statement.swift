@@ -170,6 +170,18 @@ final class Statement {
         while try step() {}
     }
 
+    /// Steps until the statement is done and resets it, succeeded or not; the error of a step that
+    /// failed carries the `arguments` bound (for `debugDescription`).
+    @inline(__always)
+    func runAndReset(arguments: @autoclosure () -> [SQLiteValue]) throws {
+        defer { reset() }
+        do {
+            try run()
+        } catch let error as SQLiteError {
+            throw error.with(arguments: arguments())
+        }
+    }
+
     /// How many rows the last INSERT, UPDATE or DELETE on the statement's connection changed
     /// (`sqlite3_changes64`, counted per connection): read it right after running this statement.
     var changes: Int { Int(sqlite3_changes64(database)) }
