@@ -80,7 +80,7 @@ enum FullTextSearch {
             }
         }
         let indexed = benchmark.compare(
-            indexName, goal: 1.2,
+            indexName, goal: 1.0,
             baseline: insertWithC,
             bindery: {
                 do {

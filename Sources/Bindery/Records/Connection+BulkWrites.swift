@@ -24,8 +24,11 @@ extension Connection {
                 return true
             }
             if done == nil {
-                for (index, record) in records.enumerated() {
+                // Counted by hand: `enumerated()` would look up its tuple's metadata for every record.
+                var index = 0
+                for record in records {
                     try updater.update(record, at: index)
+                    index += 1
                 }
             }
         }
