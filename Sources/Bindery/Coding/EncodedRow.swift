@@ -393,7 +393,6 @@ final class EncodedRow {
     /// Aims the next rows at the parameters after the first `offset` of the target statement: in a
     /// multi-row INSERT, the row of that statement whose parameters start at `offset + 1`.
     /// ``bindDirectly(to:slots:startingAt:)`` and ``stopBinding()`` set it back to 0.
-    @inline(__always)
     func aim(atRowOffset offset: Int32) {
         storage.value.rowOffset = offset
     }

@@ -175,7 +175,7 @@ struct ToManyLoader<Destination: Record>: ToManyLoading {
     private static func chunkSize(
         keyColumns: Int, otherParameters: Int, on conn: Connection, descriptor: AssociationDescriptor
     ) throws -> Int {
-        let limit = Int(sqlite3_limit(conn.handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        let limit = conn.parameterLimit
         let size = (limit - otherParameters) / Swift.max(1, keyColumns)
         guard size >= 1 else {
             throw AssociationError.tooManyParameters(

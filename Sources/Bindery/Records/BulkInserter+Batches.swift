@@ -1,5 +1,3 @@
-import CSQLite
-
 /// Batches: a run of records of one shape (the same non-NULL columns) goes through one multi-row
 /// INSERT (`VALUES (?, …), (?, …), …`), which moves each row through SQLite with far less work per
 /// statement than one INSERT per row. Everything the caller sees stays as with one statement per
@@ -185,10 +183,11 @@ extension BulkInserter {
             let rows = min(Self.largestBatch, parameterLimit / parameters)
             guard rows >= 2 else { return nil }
             releaseBatch()
-            statement = try connection.checkOutStatement(sql(rows: rows))
+            let present = upserting ? row.present : []
+            statement = try connection.checkOutStatement(sql(rows: rows, columns: columns, present: present))
             batch = statement
             batchColumns = columns
-            batchPresent = upserting ? row.present : []
+            batchPresent = present
             batchRows = rows
         }
         try row.bind(to: statement, slots: batchColumns, startingAt: 1)
@@ -315,12 +314,5 @@ struct BatchPacing {
     /// A batch ran whole: the next one that ends early waits the least.
     mutating func ran() {
         nextWait = 1
-    }
-}
-
-extension Connection {
-    /// The most parameters a statement may have on this connection (`SQLITE_LIMIT_VARIABLE_NUMBER`).
-    var parameterLimit: Int {
-        Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
     }
 }

@@ -122,7 +122,7 @@ final class BulkInserter {
             releaseStatement()
             columns = row.nonNullSlots
             present = upserting ? row.present : []
-            statement = try connection.checkOutStatement(sql(rows: 1))
+            statement = try connection.checkOutStatement(sql(rows: 1, columns: columns, present: present))
             self.statement = statement
         }
         try row.bind(to: statement, slots: columns, startingAt: 1)
@@ -130,17 +130,16 @@ final class BulkInserter {
         return statement
     }
 
-    /// The statement for the row just encoded (its non-NULL columns `columns`, its slots `present`) with
-    /// `rows` lists of parameters.
-    func sql(rows: Int) -> String {
+    /// The statement for rows of the shape of the row just encoded (its non-NULL slots `columns`; for an
+    /// upsert, its slots `present`) with `rows` lists of parameters.
+    func sql(rows: Int, columns: [Bool], present: [Bool]) -> String {
         guard upserting else {
-            return state.insert(row: row, columns: row.nonNullSlots, policy: policy, returning: returning, rows: rows)
+            return state.insert(row: row, columns: columns, policy: policy, returning: returning, rows: rows)
         }
-        return state.upsert(row: row, nonNull: row.nonNullSlots, present: row.present, rows: rows, returning: false)
+        return state.upsert(row: row, nonNull: columns, present: present, rows: rows, returning: false)
     }
 
     /// Whether the row just encoded has the slots `present` (always true unless upserting).
-    @inline(__always)
     func hasPresentSlots(_ present: [Bool]) -> Bool {
         !upserting || row.presentSlotsEqual(present)
     }

@@ -35,8 +35,7 @@ final class BulkUpdater {
             try row.bind(to: statement, parameters: plan.parameters)
             try statement.runAndReset(arguments: row.values)
             if statement.changes == 0 {
-                throw RecordError.notFound(
-                    table: state.tableName, key: state.keyDescription(state.values(in: row, slots: plan.keySlots)))
+                throw state.notFound(row, keySlots: plan.keySlots)
             }
         } catch let error as SQLiteError {
             throw error.with(recordIndex: index)
@@ -45,7 +44,6 @@ final class BulkUpdater {
 
     /// The statement for `plan`, whose SQL is `sql`: the one checked out when it was made for the same
     /// plan.
-    @inline(__always)
     private func statement(for plan: RecordTypeState.UpdatePlan, sql: String) throws -> Statement {
         if let statement, self.plan === plan {
             return statement

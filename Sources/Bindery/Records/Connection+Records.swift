@@ -168,8 +168,7 @@ extension Connection {
                 return try statement.step() && statement.int64(at: 0) == 1
             }
             if !found {
-                throw RecordError.notFound(
-                    table: state.tableName, key: state.keyDescription(state.values(in: row, slots: keySlots)))
+                throw state.notFound(row, keySlots: keySlots)
             }
             return
         }
@@ -183,8 +182,7 @@ extension Connection {
             return statement.changes
         }
         if changed == 0 {
-            throw RecordError.notFound(
-                table: state.tableName, key: state.keyDescription(state.values(in: row, slots: keySlots)))
+            throw state.notFound(row, keySlots: keySlots)
         }
     }
 

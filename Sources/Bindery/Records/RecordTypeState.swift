@@ -271,6 +271,11 @@ final class RecordTypeState {
         return keyColumns
     }
 
+    /// ``RecordError/notFound(table:key:)`` for the key of `row`, whose columns are the slots `keySlots`.
+    func notFound(_ row: EncodedRow, keySlots: [Int]) -> RecordError {
+        .notFound(table: tableName, key: keyDescription(values(in: row, slots: keySlots)))
+    }
+
     /// The key as a dictionary, for ``RecordError/notFound(table:key:)``.
     func keyDescription(_ values: [SQLiteValue]) -> [String: SQLiteValue] {
         Dictionary(zip(primaryKey, values), uniquingKeysWith: { first, _ in first })

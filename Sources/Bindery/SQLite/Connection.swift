@@ -189,6 +189,11 @@ public final class Connection {
         isClosed ? 0 : Int(sqlite3_changes64(handle))
     }
 
+    /// The most parameters a statement may have on this connection (`SQLITE_LIMIT_VARIABLE_NUMBER`).
+    var parameterLimit: Int {
+        Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+    }
+
     /// How many rows every INSERT, UPDATE and DELETE since the connection opened changed.
     public var totalChanges: Int {
         isClosed ? 0 : Int(sqlite3_total_changes64(handle))

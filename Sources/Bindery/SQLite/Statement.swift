@@ -172,7 +172,6 @@ final class Statement {
 
     /// Steps until the statement is done and resets it, succeeded or not; the error of a step that
     /// failed carries the `arguments` bound (for `debugDescription`).
-    @inline(__always)
     func runAndReset(arguments: @autoclosure () -> [SQLiteValue]) throws {
         defer { reset() }
         do {
