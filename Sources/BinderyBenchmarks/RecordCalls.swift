@@ -155,6 +155,7 @@ enum RecordCalls {
         try deleteByID(benchmark, conn, raw)
         try findByID(benchmark, conn, raw)
         try existsByID(benchmark, conn, raw)
+        try ConditionCalls.run(benchmark, conn, raw)
     }
 
     // MARK: The lines
@@ -257,12 +258,6 @@ enum RecordCalls {
             benchmark, "exists(_:id:) 100,000 keys, half of them stored", goal: 1.5,
             c: { try existsWithC(raw, statement) },
             bindery: { try existsWithBindery(conn) })
-        // The same look-up written as a condition, for comparison: the SQL text is interpolated for
-        // each call.
-        try compare(
-            benchmark, "exists(_:where:) 100,000 keys, half of them stored", goal: nil,
-            c: { try existsWithC(raw, statement) },
-            bindery: { try existsWhereWithBindery(conn) })
     }
 
     // MARK: The loops
@@ -550,19 +545,6 @@ enum RecordCalls {
         try conn.transaction(.immediate) { conn in
             for n in existsKeys {
                 if try conn.exists(TenIntegers.self, id: n) {
-                    stored += 1
-                }
-            }
-        }
-        return stored
-    }
-
-    @inline(never)
-    static func existsWhereWithBindery(_ conn: Connection) throws -> Int {
-        var stored = 0
-        try conn.transaction(.immediate) { conn in
-            for n in existsKeys {
-                if try conn.exists(TenIntegers.self, where: "c0 = \(n)") {
                     stored += 1
                 }
             }

@@ -29,12 +29,31 @@ extension Connection {
 
     /// The first row of `request` (with `LIMIT 1` when it has no limit), as its record type, or nil.
     public func fetchOne<R: Record>(_ request: QueryRequest<R>) throws -> R? {
-        try fetchOne(R.self, request)
+        guard request.isPlain else { return try fetchOne(R.self, request) }
+        // The same request made again with new values (see RequestMemo) runs the text kept for it.
+        let limit = request.limitCount ?? 1
+        let state = recordContext.state(for: R.self)
+        let memo = state.attachment(RequestMemo.init)
+        let text: String
+        if let kept = memo.text(for: request, limit: limit, offset: request.offsetCount) {
+            text = kept
+        } else {
+            text = try request.limit(limit, offset: request.offsetCount).statement(keys: .unresolved).sql.text
+            memo.keep(text, for: request, limit: limit, offset: request.offsetCount)
+        }
+        return try fetchFirst(
+            R.self, state, text: text,
+            binding: { statement, encoder in try request.bindFragments(to: statement, encoder: encoder) },
+            arguments: { encoder in try request.fragmentArguments(encoder: encoder) })
     }
 
     /// The first row of `request` (with `LIMIT 1` when it has no limit) decoded as `T`, or nil.
     public func fetchOne<T: Decodable, R: Record>(_ type: T.Type, _ request: QueryRequest<R>) throws -> T? {
         let request = request.limitCount == nil ? request.limit(1, offset: request.offsetCount) : request
+        if request.associations.isEmpty && request.annotations.isEmpty {
+            // As in fetchAll: the fetch of its SQL, without reading the schema for keys.
+            return try fetchOne(T.self, sql: try request.statement(keys: .unresolved).sql)
+        }
         return try withPrepared(request) { sql, scoping in try fetchOne(T.self, sql: sql, scoping: scoping) }
     }
 

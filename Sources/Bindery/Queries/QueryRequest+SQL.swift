@@ -48,6 +48,67 @@ extension QueryRequest {
         return Statement(sql: sql, scopes: scopes, toMany: toMany, keyColumnCount: keyColumnCount)
     }
 
+    /// Whether the request's SQL is its fragments' texts around fixed words, so that ``RequestMemo`` can
+    /// keep it: no association, annotation or joined source, and no value that binds itself
+    /// (``SQLSpecialArgument``), which the memo's binding leaves to the general path.
+    var isPlain: Bool {
+        guard associations.isEmpty && annotations.isEmpty && sourceJoins.isEmpty else { return false }
+        var special = false
+        forEachBoundFragment { fragment in special = special || fragment.hasSpecialValues }
+        return !special
+    }
+
+    /// Calls `body` with each fragment whose values ``statement(keys:)`` binds, in the order of their
+    /// placeholders, for a plain request (``isPlain``): selection, conditions, groupings, `HAVING`
+    /// conditions, orderings.
+    func forEachBoundFragment(_ body: (SQL) throws -> Void) rethrows {
+        if let selection {
+            try body(selection)
+        }
+        // Four loops rather than one over an array of the four, which would be allocated for each call.
+        for fragment in conditions {
+            try body(fragment)
+        }
+        for fragment in groupings {
+            try body(fragment)
+        }
+        for fragment in havingConditions {
+            try body(fragment)
+        }
+        for fragment in orderings {
+            try body(fragment)
+        }
+    }
+
+    /// Binds the values of the fragments of a plain request (``forEachBoundFragment(_:)``) to
+    /// `statement`, whose text is the request's (kept by ``RequestMemo``), in order.
+    func bindFragments(to statement: Bindery.Statement, encoder: ValueEncoder) throws {
+        var count = 0
+        forEachBoundFragment { fragment in count += fragment.valueCount }
+        guard count == statement.parameterCount, statement.status.isClear else {
+            // The statement's own error for a count that does not match (or a closed connection).
+            return try statement.bind(arguments: fragmentArguments(encoder: encoder))
+        }
+        var index: Int32 = 1
+        try forEachBoundFragment { fragment in try fragment.bindValues(to: statement, encoder: encoder, from: &index) }
+    }
+
+    /// The values of the fragments of a plain request, converted by `encoder`, in order.
+    func fragmentArguments(encoder: ValueEncoder) throws -> [SQLiteValue] {
+        var arguments: [SQLiteValue] = []
+        try forEachBoundFragment { fragment in arguments += try fragment.arguments(encoder: encoder) }
+        return arguments
+    }
+
+    /// What ``RequestMemo`` compares besides the fragments' texts, for the request run with `limit` and
+    /// `offset`.
+    func memoShape(limit: Int?, offset: Int?) -> RequestMemo.Shape {
+        RequestMemo.Shape(
+            isDistinct: isDistinct, hasSelection: selection != nil, conditions: conditions.count,
+            groupings: groupings.count, havingConditions: havingConditions.count, orderings: orderings.count,
+            limit: limit, offset: offset)
+    }
+
     /// Whether the request's rows are the rows of its table matching its filters, one each: no
     /// grouping, distinct, limit or join that could change which or how many, no joined subquery
     /// and no selection (whose aliases its conditions may name, or which may aggregate the rows).
@@ -177,24 +238,28 @@ extension QueryRequest {
             sql += try join(part, resolve)
         }
         if !conditions.isEmpty {
-            sql += " WHERE " + Self.conjunction(conditions)
+            sql += " WHERE "
+            Self.appendConjunction(conditions, to: &sql)
         }
         if !groupings.isEmpty {
-            sql += " GROUP BY " + Self.list(groupings)
+            sql += " GROUP BY "
+            Self.appendList(groupings, to: &sql)
         }
         if !havingConditions.isEmpty {
-            sql += " HAVING " + Self.conjunction(havingConditions)
+            sql += " HAVING "
+            Self.appendConjunction(havingConditions, to: &sql)
         }
         if ordered, !orderings.isEmpty {
-            sql += " ORDER BY " + Self.list(orderings)
+            sql += " ORDER BY "
+            Self.appendList(orderings, to: &sql)
         }
         if let limitCount {
-            sql += SQL(text: " LIMIT \(limitCount)")
+            sql += SQL(text: limitCount == 1 ? " LIMIT 1" : " LIMIT " + String(limitCount))
             if let offsetCount {
-                sql += SQL(text: " OFFSET \(offsetCount)")
+                sql += SQL(text: " OFFSET " + String(offsetCount))
             }
         } else if let offsetCount {
-            sql += SQL(text: " LIMIT -1 OFFSET \(offsetCount)")
+            sql += SQL(text: " LIMIT -1 OFFSET " + String(offsetCount))
         }
         return sql
     }
@@ -281,18 +346,37 @@ extension QueryRequest {
     static func conjunction(_ conditions: [SQL]) -> SQL {
         guard conditions.count > 1 else { return conditions[0] }
         var sql = SQL(text: "")
-        for (index, condition) in conditions.enumerated() {
-            sql += (index == 0 ? "(" : " AND (") + condition + ")"
-        }
+        appendConjunction(conditions, to: &sql)
         return sql
+    }
+
+    /// Appends ``conjunction(_:)`` of `conditions` to `sql`, in place.
+    static func appendConjunction(_ conditions: [SQL], to sql: inout SQL) {
+        guard conditions.count > 1 else {
+            sql += conditions[0]
+            return
+        }
+        for index in conditions.indices {
+            sql += SQL(text: index == 0 ? "(" : " AND (")
+            sql += conditions[index]
+            sql += ")"
+        }
     }
 
     /// The fragments separated by commas.
     static func list(_ fragments: [SQL]) -> SQL {
         var sql = SQL(text: "")
-        for (index, fragment) in fragments.enumerated() {
-            sql += index == 0 ? fragment : ", " + fragment
-        }
+        appendList(fragments, to: &sql)
         return sql
+    }
+
+    /// Appends ``list(_:)`` of `fragments` to `sql`, in place.
+    static func appendList(_ fragments: [SQL], to sql: inout SQL) {
+        for index in fragments.indices {
+            if index > 0 {
+                sql += ", "
+            }
+            sql += fragments[index]
+        }
     }
 }

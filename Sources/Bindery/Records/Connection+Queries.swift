@@ -64,7 +64,33 @@ extension Connection {
     public func fetchOne<T: Record>(_ type: T.Type, where condition: SQL? = nil, orderBy order: SQL? = nil) throws
         -> T?
     {
-        try fetchOne(T.self, sql: selectSQL(T.self, condition, order, limit: 1, offset: nil))
+        guard let condition, order == nil else {
+            return try fetchOne(T.self, sql: selectSQL(T.self, condition, order, limit: 1, offset: nil))
+        }
+        let state = recordContext.state(for: T.self)
+        return try fetchFirst(
+            T.self, state, text: state.whereCalls.selectOne.text(around: condition),
+            binding: { statement, encoder in try condition.bind(to: statement, encoder: encoder) },
+            arguments: { encoder in try condition.arguments(encoder: encoder) })
+    }
+
+    /// The first row of the statement `text`, its parameters bound by `bind`, decoded as `T`, or nil
+    /// (see ``withBoundStatement(_:binding:arguments:_:)``).
+    ///
+    /// Decoded into the state's slot, as in ``find(_:id:)``: the lend returns no generic `T?`.
+    @inline(__always)
+    func fetchFirst<T: Record>(
+        _ type: T.Type, _ state: RecordTypeState, text: String, binding bind: (Statement, ValueEncoder) throws -> Void,
+        arguments: (ValueEncoder) throws -> [SQLiteValue]
+    ) throws -> T? {
+        let options = recordContext.options
+        let slot = state.slot
+        defer { slot.discard(T.self) }
+        try withBoundStatement(text, binding: bind, arguments: arguments) { statement in
+            guard try statement.step() else { return }
+            slot.put(try RowDecoder.attached(to: statement, options: options, for: T.self).decodeRow(T.self))
+        }
+        return slot.take(T.self)
     }
 
     /// A lazy cursor over the records matching `condition`, in constant memory.
@@ -81,11 +107,14 @@ extension Connection {
     /// ```
     public func count<T: Record>(_ type: T.Type, where condition: SQL? = nil) throws -> Int {
         let state = recordContext.state(for: T.self)
-        var sql = SQL(text: "SELECT count(*) FROM \(state.table)")
-        if let condition {
-            sql += " WHERE " + condition
+        guard let condition else {
+            return try withStatement(state.whereCalls.countAll) { statement in
+                try statement.step() ? Int(statement.int64(at: 0)) : 0
+            }
         }
-        return try fetchOne(Int.self, sql: sql) ?? 0
+        return try withBoundStatement(state.whereCalls.count.text(around: condition), values: condition) { statement in
+            try statement.step() ? Int(statement.int64(at: 0)) : 0
+        }
     }
 
     /// Whether a row has the single-column primary key `id`.
@@ -118,25 +147,27 @@ extension Connection {
     /// ```
     public func exists<T: Record>(_ type: T.Type, where condition: SQL? = nil) throws -> Bool {
         let state = recordContext.state(for: T.self)
-        var sql = SQL(text: "SELECT EXISTS(SELECT 1 FROM \(state.table)")
-        if let condition {
-            sql += " WHERE " + condition
+        guard let condition else {
+            return try withStatement(state.whereCalls.existsAny) { statement in
+                try statement.step() && statement.int64(at: 0) != 0
+            }
         }
-        sql += ")"
-        return try fetchOne(Bool.self, sql: sql) ?? false
+        return try withBoundStatement(state.whereCalls.exists.text(around: condition), values: condition) { statement in
+            try statement.step() && statement.int64(at: 0) != 0
+        }
     }
 
     private func selectSQL<T: Record>(_ type: T.Type, _ condition: SQL?, _ order: SQL?, limit: Int?, offset: Int?)
         -> SQL
     {
-        var sql = SQL(text: recordContext.state(for: T.self).selectAll)
-        if let condition {
-            sql += " WHERE " + condition
-        }
+        let state = recordContext.state(for: T.self)
+        var sql = condition.map { SQL(text: state.whereCalls.selectWhere) + $0 } ?? SQL(text: state.selectAll)
         if let order {
             sql += " ORDER BY " + order
         }
-        if let limit {
+        if limit == 1, offset == nil {
+            sql += " LIMIT 1"
+        } else if let limit {
             sql += " LIMIT \(limit)"
             if let offset {
                 sql += " OFFSET \(offset)"

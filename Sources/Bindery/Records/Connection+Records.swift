@@ -277,7 +277,9 @@ extension Connection {
     @discardableResult
     public func delete<T: Record>(_ type: T.Type, where condition: SQL) throws -> Int {
         let state = recordContext.state(for: T.self)
-        try execute(SQL(text: "DELETE FROM \(state.table) WHERE ") + condition)
+        try withBoundStatement(state.whereCalls.delete.text(around: condition), values: condition) { statement in
+            try statement.run()
+        }
         return changes
     }
 

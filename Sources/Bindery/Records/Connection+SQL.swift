@@ -6,8 +6,7 @@ extension Connection {
     /// try conn.execute("UPDATE counters SET n = n + 1 WHERE name = \(name)")
     /// ```
     public func execute(_ sql: SQL) throws {
-        let arguments = try sql.arguments(encoder: recordContext.values)
-        try execute(sql.text, arguments: arguments)
+        try withBoundStatement(sql) { statement in try statement.run() }
     }
 
     /// Runs a query and returns its rows.
@@ -129,13 +128,40 @@ extension Connection {
 
     /// Runs `body` with the cached statement for `sql`, its values bound.
     func withBoundStatement<T>(_ sql: SQL, _ body: (Statement) throws -> T) throws -> T {
-        let arguments = try sql.arguments(encoder: recordContext.values)
-        return try withStatement(sql.text) { statement in
-            try statement.bind(arguments: arguments)
+        try withBoundStatement(sql.text, values: sql, body)
+    }
+
+    /// Runs `body` with the cached statement for `text`, the values of `sql` bound: the statement of a
+    /// record call around a condition the caller wrote (see ``WrappingMemo``).
+    @inline(__always)
+    func withBoundStatement<T>(_ text: String, values sql: SQL, _ body: (Statement) throws -> T) throws -> T {
+        if sql.hasSpecialValues {
+            // Converted before the statement is prepared: a value misplaced after `IN` then throws the
+            // error that says how to write it, not SQLite's syntax error.
+            let arguments = try sql.arguments(encoder: recordContext.values)
+            return try withBoundStatement(
+                text, binding: { statement, _ in try statement.bind(arguments: arguments) },
+                arguments: { _ in arguments }, body)
+        }
+        return try withBoundStatement(
+            text, binding: { statement, encoder in try sql.bind(to: statement, encoder: encoder) },
+            arguments: { encoder in try sql.arguments(encoder: encoder) }, body)
+    }
+
+    /// Runs `body` with the cached statement for `text`, its parameters bound by `bind`; an SQLite error
+    /// shows the values that `arguments` gives (converted again, for the error only).
+    @inline(__always)
+    func withBoundStatement<T>(
+        _ text: String, binding bind: (Statement, ValueEncoder) throws -> Void,
+        arguments: (ValueEncoder) throws -> [SQLiteValue], _ body: (Statement) throws -> T
+    ) throws -> T {
+        let encoder = recordContext.values
+        return try withStatement(text) { statement in
+            try bind(statement, encoder)
             do {
                 return try body(statement)
             } catch let error as SQLiteError {
-                throw error.with(arguments: arguments)
+                throw error.with(arguments: (try? arguments(encoder)) ?? [])
             }
         }
     }

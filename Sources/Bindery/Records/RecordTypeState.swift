@@ -36,6 +36,9 @@ final class RecordTypeState {
     var insertLayouts: UInt64 = 0
     /// Memory for one record of the type, which `find` and `upsert` decode into (see ``RecordSlot``).
     let slot = RecordSlot()
+    /// Per-type data that the layers above attach (the requests' ``RequestMemo``); see
+    /// ``attachment(_:)``.
+    private var attachment: AnyObject?
     /// `SELECT * FROM "table"`.
     let selectAll: String
     /// `WHERE "a" = ? AND "b" = ?` over the primary key.
@@ -48,6 +51,8 @@ final class RecordTypeState {
     let existsByKey: String
     /// `DELETE FROM "table" WHERE` the primary key.
     let deleteByKey: String
+    /// The statements of the calls that take a condition, up to where it goes (see ``WhereCalls``).
+    var whereCalls: WhereCalls
     /// The last update of ``encoder``'s row (see ``updatePlan(for:)``).
     var lastUpdate: UpdatePlan?
     /// The last upsert of ``encoder``'s row (see ``upsertPlan(for:)``).
@@ -94,6 +99,19 @@ final class RecordTypeState {
         self.selectByKey = "\(selectAll) WHERE \(condition)"
         self.existsByKey = "SELECT EXISTS(SELECT 1 FROM \(self.table) WHERE \(condition))"
         self.deleteByKey = "DELETE FROM \(self.table) WHERE \(condition)"
+        self.whereCalls = WhereCalls(table: self.table)
+    }
+
+    /// The attachment of class `T`, made by `make` (and attached, in place of any other) when the type
+    /// has none of that class.
+    func attachment<T: AnyObject>(_ make: () -> T) -> T {
+        if let attachment, type(of: attachment) == T.self {
+            // Safe: the attachment is exactly of class `T`, as just compared.
+            return unsafeDowncast(attachment, to: T.self)
+        }
+        let made = make()
+        attachment = made
+        return made
     }
 
     /// The encoder for an operation that starts now: ``encoder``, or a new one when an operation under

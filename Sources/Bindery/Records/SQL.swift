@@ -73,13 +73,8 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
     /// Concatenates two fragments: texts joined, values kept in order.
     public static func + (lhs: SQL, rhs: SQL) -> SQL {
-        var sum = SQL(text: lhs.text + rhs.text, values: lhs.values + rhs.values)
-        sum.hasSpecialArguments = lhs.hasSpecialArguments || rhs.hasSpecialArguments
-        sum.listPads = lhs.listPads
-        if !rhs.listPads.isEmpty {
-            let shift = (text: lhs.text.utf8.count, values: lhs.values.count)
-            sum.listPads += rhs.listPads.map { $0.shifted(text: shift.text, values: shift.values) }
-        }
+        var sum = lhs
+        sum.append(rhs)
         return sum
     }
 
@@ -108,7 +103,46 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
     /// Appends a fragment.
     public static func += (lhs: inout SQL, rhs: SQL) {
-        lhs = lhs + rhs
+        lhs.append(rhs)
+    }
+
+    /// Appends `other` in place: its text to this text, its values after these. An array of values
+    /// is only made when both fragments have some (a fragment without values costs its text alone).
+    private mutating func append(_ other: SQL) {
+        if !other.listPads.isEmpty {
+            let shift = (text: text.utf8.count, values: values.count)
+            listPads += other.listPads.map { $0.shifted(text: shift.text, values: shift.values) }
+        }
+        text += other.text
+        if values.isEmpty {
+            values = other.values
+        } else if !other.values.isEmpty {
+            values += other.values
+        }
+        hasSpecialArguments = hasSpecialArguments || other.hasSpecialArguments
+    }
+
+    /// Binds the values to `statement`'s parameters, each converted by `encoder`, without gathering
+    /// them in an array first.
+    func bind(to statement: Statement, encoder: ValueEncoder) throws {
+        guard !hasSpecialArguments, values.count == statement.parameterCount, statement.status.isClear else {
+            return try statement.bind(arguments: arguments(encoder: encoder))
+        }
+        var index: Int32 = 1
+        try bindValues(to: statement, encoder: encoder, from: &index)
+    }
+
+    /// Whether a value binds itself (``SQLSpecialArgument``): such values are bound by
+    /// ``bind(to:encoder:)`` or through ``arguments(encoder:)``, never by ``bindValues(to:encoder:from:)``.
+    var hasSpecialValues: Bool { hasSpecialArguments }
+
+    /// Binds the values, none special, to the parameters of `statement` from `index` on, and moves
+    /// `index` past them: one fragment of several whose values a statement binds in turn.
+    func bindValues(to statement: Statement, encoder: ValueEncoder, from index: inout Int32) throws {
+        for value in values {
+            try statement.bindFast(try encoder.encode(value, codingPath: []), at: index)
+            index += 1
+        }
     }
 
     /// Whether the text is empty or only white space.
@@ -137,7 +171,15 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
     /// Quotes an identifier for SQLite: `my "table"` becomes `"my ""table"""`.
     public static func quote(identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        var quoted = "\""
+        quoted.reserveCapacity(identifier.utf8.count + 2)
+        if identifier.utf8.contains(UInt8(ascii: "\"")) {
+            quoted += identifier.replacingOccurrences(of: "\"", with: "\"\"")
+        } else {
+            quoted += identifier
+        }
+        quoted += "\""
+        return quoted
     }
 
     /// The interpolation that builds an ``SQL`` value.
@@ -155,13 +197,18 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
         /// Appends literal SQL text.
         public mutating func appendLiteral(_ literal: String) {
-            text += literal
+            if text.isEmpty {
+                // The first literal, taken as it is (a literal's storage is static): no copy.
+                text = literal
+            } else {
+                text += literal
+            }
         }
 
         /// Binds `value` as a parameter (`nil` binds NULL).
         public mutating func appendInterpolation<T: Encodable & Sendable>(_ value: T) {
             if let position = inPosition() {
-                append(special: SQLINValue(value: value, position: position))
+                append(value, in: position)
                 return
             }
             text += "?"
@@ -172,11 +219,18 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         /// interpolated optional "produces a debug description", although it is bound like any value.)
         public mutating func appendInterpolation<T: Encodable & Sendable>(_ value: T?) {
             if let position = inPosition() {
-                append(special: SQLINValue(value: value, position: position))
+                append(value, in: position)
                 return
             }
             text += "?"
             values.append(value)
+        }
+
+        /// Binds a value interpolated after `IN`, which checks its encoding when bound. Out of line: the
+        /// metadata of its generic wrapper would otherwise be looked up for every value interpolated.
+        @inline(never)
+        private mutating func append<T: Encodable & Sendable>(_ value: T, in position: SQLINPosition) {
+            append(special: SQLINValue(value: value, position: position))
         }
 
         /// Binds each element of `list`, for `IN` and `NOT IN`: `(?, ?, …)`, each element converted
@@ -251,6 +305,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         /// inside its parentheses (after `IN (` or after `IN (?, ` …); nil elsewhere. White space and
         /// comments (`/* … */`, `-- …` up to a line break) are skipped.
         func inPosition() -> SQLINPosition? {
+            guard Self.mayEndInList(text.utf8) else { return nil }
             var bytes = text.utf8[...]
             Self.dropTrivia(&bytes)
             var position = SQLINPosition.afterKeyword
@@ -269,6 +324,25 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
                 position = .inParentheses
             }
             return Self.endsWithIN(bytes) ? position : nil
+        }
+
+        /// False when ``inPosition()`` is nil for certain, which it is for nearly every value (`x = \(v)`):
+        /// the text ends, after white space without a line break, in a byte that can end neither `IN`,
+        /// a list so far (`(`, `,`) nor a comment (`/`). Only the last bytes are read, where the full
+        /// scan would slice the text.
+        private static func mayEndInList(_ utf8: String.UTF8View) -> Bool {
+            var index = utf8.endIndex
+            while index > utf8.startIndex {
+                index = utf8.index(before: index)
+                switch utf8[index] {
+                case 0x20, 0x09, 0x0B, 0x0C, 0x0D: continue
+                case 0x0A, UInt8(ascii: ","), UInt8(ascii: "("), UInt8(ascii: "/"), UInt8(ascii: "n"),
+                    UInt8(ascii: "N"):
+                    return true
+                default: return false
+                }
+            }
+            return false
         }
 
         /// Drops white space and comments from the end of `bytes`.
