@@ -256,7 +256,7 @@ enum RecordCalls {
         defer { sqlite3_finalize(statement) }
         try compare(
             benchmark, "exists(_:id:) 100,000 keys, half of them stored", goal: 1.5,
-            c: { try existsWithC(raw, statement) },
+            c: { try ConditionCalls.nonZeroWithC(raw, statement) },
             bindery: { try existsWithBindery(conn) })
     }
 
@@ -516,34 +516,11 @@ enum RecordCalls {
         return found
     }
 
-    /// The keys the exists runs look up: the second half of the stored keys, then as many unstored.
-    static let existsKeys = (count / 2)..<(count / 2 + count)
-
-    /// Looks up every key of ``existsKeys``; returns how many are stored.
-    @inline(never)
-    static func existsWithC(_ raw: RawDatabase, _ statement: OpaquePointer) throws -> Int {
-        try raw.exec("BEGIN IMMEDIATE")
-        var stored = 0
-        for n in existsKeys {
-            sqlite3_bind_int64(statement, 1, Int64(n))
-            guard sqlite3_step(statement) == SQLITE_ROW else {
-                sqlite3_reset(statement)
-                throw failure(raw)
-            }
-            if sqlite3_column_int64(statement, 0) == 1 {
-                stored += 1
-            }
-            sqlite3_reset(statement)
-        }
-        try raw.exec("COMMIT")
-        return stored
-    }
-
     @inline(never)
     static func existsWithBindery(_ conn: Connection) throws -> Int {
         var stored = 0
         try conn.transaction(.immediate) { conn in
-            for n in existsKeys {
+            for n in ConditionCalls.keys {
                 if try conn.exists(TenIntegers.self, id: n) {
                     stored += 1
                 }

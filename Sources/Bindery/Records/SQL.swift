@@ -191,14 +191,24 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
         /// Prepares an interpolation.
         public init(literalCapacity: Int, interpolationCount: Int) {
-            text.reserveCapacity(literalCapacity + interpolationCount)
+            // A text that fits in a small string (15 bytes) needs no capacity reserved; a longer one gets
+            // all it needs at once, and keeps it (``appendLiteral(_:)``).
+            let capacity = literalCapacity + interpolationCount
+            if capacity > 15 {
+                text.reserveCapacity(capacity)
+                hasReservedText = true
+            }
             values.reserveCapacity(interpolationCount)
         }
 
+        /// Whether the text has storage reserved for the whole interpolation, which a first literal
+        /// assigned rather than appended would drop.
+        private var hasReservedText = false
+
         /// Appends literal SQL text.
         public mutating func appendLiteral(_ literal: String) {
-            if text.isEmpty {
-                // The first literal, taken as it is (a literal's storage is static): no copy.
+            if text.isEmpty && !hasReservedText {
+                // The first literal of a short text, taken as it is (a literal's storage is static).
                 text = literal
             } else {
                 text += literal
