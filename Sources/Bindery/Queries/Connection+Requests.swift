@@ -29,22 +29,24 @@ extension Connection {
 
     /// The first row of `request` (with `LIMIT 1` when it has no limit), as its record type, or nil.
     public func fetchOne<R: Record>(_ request: QueryRequest<R>) throws -> R? {
-        guard request.isPlain else { return try fetchOne(R.self, request) }
-        // The same request made again with new values (see RequestMemo) runs the text kept for it.
         let limit = request.limitCount ?? 1
+        guard let plain = PlainRequest(request, limit: limit, offset: request.offsetCount) else {
+            return try fetchOne(R.self, request)
+        }
+        // The same request made again with new values (see RequestMemo) runs the text kept for it.
         let state = recordContext.state(for: R.self)
         let memo = state.attachment(RequestMemo.init)
         let text: String
-        if let kept = memo.text(for: request, limit: limit, offset: request.offsetCount) {
+        if let kept = memo.text(for: plain) {
             text = kept
         } else {
             text = try request.limit(limit, offset: request.offsetCount).statement(keys: .unresolved).sql.text
-            memo.keep(text, for: request, limit: limit, offset: request.offsetCount)
+            memo.keep(text, for: plain)
         }
         return try fetchFirst(
             R.self, state, text: text,
-            binding: { statement, encoder in try request.bindFragments(to: statement, encoder: encoder) },
-            arguments: { encoder in try request.fragmentArguments(encoder: encoder) })
+            binding: { statement, encoder in try plain.bind(to: statement, encoder: encoder) },
+            arguments: { encoder in try plain.arguments(encoder: encoder) })
     }
 
     /// The first row of `request` (with `LIMIT 1` when it has no limit) decoded as `T`, or nil.

@@ -48,58 +48,6 @@ extension QueryRequest {
         return Statement(sql: sql, scopes: scopes, toMany: toMany, keyColumnCount: keyColumnCount)
     }
 
-    /// Whether the request's SQL is its fragments' texts around fixed words, so that ``RequestMemo`` can
-    /// keep it: no association, annotation or joined source, and no value that binds itself
-    /// (``SQLSpecialArgument``), which the memo's binding leaves to the general path.
-    var isPlain: Bool {
-        guard associations.isEmpty && annotations.isEmpty && sourceJoins.isEmpty else { return false }
-        var special = false
-        forEachBoundFragment { fragment in special = special || fragment.hasSpecialValues }
-        return !special
-    }
-
-    /// Calls `body` with each fragment whose values ``statement(keys:)`` binds, in the order of their
-    /// placeholders, for a plain request (``isPlain``): selection, conditions, groupings, `HAVING`
-    /// conditions, orderings.
-    func forEachBoundFragment(_ body: (SQL) throws -> Void) rethrows {
-        if let selection {
-            try body(selection)
-        }
-        // Four loops rather than one over an array of the four, which would be allocated for each call.
-        for fragment in conditions {
-            try body(fragment)
-        }
-        for fragment in groupings {
-            try body(fragment)
-        }
-        for fragment in havingConditions {
-            try body(fragment)
-        }
-        for fragment in orderings {
-            try body(fragment)
-        }
-    }
-
-    /// Binds the values of the fragments of a plain request (``forEachBoundFragment(_:)``) to
-    /// `statement`, whose text is the request's (kept by ``RequestMemo``), in order.
-    func bindFragments(to statement: Bindery.Statement, encoder: ValueEncoder) throws {
-        var count = 0
-        forEachBoundFragment { fragment in count += fragment.valueCount }
-        guard count == statement.parameterCount, statement.status.isClear else {
-            // The statement's own error for a count that does not match (or a closed connection).
-            return try statement.bind(arguments: fragmentArguments(encoder: encoder))
-        }
-        var index: Int32 = 1
-        try forEachBoundFragment { fragment in try fragment.bindValues(to: statement, encoder: encoder, from: &index) }
-    }
-
-    /// The values of the fragments of a plain request, converted by `encoder`, in order.
-    func fragmentArguments(encoder: ValueEncoder) throws -> [SQLiteValue] {
-        var arguments: [SQLiteValue] = []
-        try forEachBoundFragment { fragment in arguments += try fragment.arguments(encoder: encoder) }
-        return arguments
-    }
-
     /// What ``RequestMemo`` compares besides the fragments' texts, for the request run with `limit` and
     /// `offset`.
     func memoShape(limit: Int?, offset: Int?) -> RequestMemo.Shape {

@@ -8,7 +8,7 @@
 /// texts of those fragments, how many of each there are, whether it is distinct, and its limit and
 /// offset; the table is the record type's own, whose state holds the memo. The memo compares all of
 /// them in full, so it never gives another request's text; the values are bound from the request's
-/// own fragments (``QueryRequest/forEachBoundFragment(_:)``), in the order of their placeholders.
+/// own fragments (``PlainRequest``), in the order of their placeholders.
 /// Kept on the record type's state (``RecordTypeState/attachment(_:)``), used on the connection's
 /// thread only. Measured with callgrind (`fetchOne(request)`, 100,000 calls): building the text costs about 6,000
 /// instructions a call, the comparison under 200.
@@ -26,28 +26,27 @@ final class RequestMemo {
     }
 
     private var shape: Shape?
-    /// The fragments' texts, in the order of ``QueryRequest/forEachBoundFragment(_:)``.
+    /// The fragments' texts, in the order of ``PlainRequest/forEachFragment(_:)``.
     private var fragments: [String] = []
     private var text = ""
 
-    /// The text kept for `request`, run with `limit` and `offset`, when it was built from the same
-    /// parts; nil otherwise.
-    func text<Base: Record>(for request: QueryRequest<Base>, limit: Int?, offset: Int?) -> String? {
-        guard let shape, shape == request.memoShape(limit: limit, offset: offset) else { return nil }
+    /// The text kept for `request`, when it was built from the same parts; nil otherwise.
+    func text(for request: PlainRequest) -> String? {
+        guard let shape, shape == request.shape else { return nil }
         var index = 0
         var same = true
-        request.forEachBoundFragment { fragment in
+        request.forEachFragment { fragment in
             same = same && fragments[index] == fragment.text
             index += 1
         }
         return same ? text : nil
     }
 
-    /// Keeps `text`, built for `request` run with `limit` and `offset`.
-    func keep<Base: Record>(_ text: String, for request: QueryRequest<Base>, limit: Int?, offset: Int?) {
+    /// Keeps `text`, built for `request`.
+    func keep(_ text: String, for request: PlainRequest) {
         var texts: [String] = []
-        request.forEachBoundFragment { fragment in texts.append(fragment.text) }
-        self.shape = request.memoShape(limit: limit, offset: offset)
+        request.forEachFragment { fragment in texts.append(fragment.text) }
+        self.shape = request.shape
         self.fragments = texts
         self.text = text
     }
