@@ -22,8 +22,17 @@ enum Scale {
     /// The largest size at which `fetchAll` runs: its result holds 80 bytes a row on each side
     /// (320 MB at 4 million rows, 1.3 GB at 16 million), which no app would load at once.
     static let fetchAllLimit = 4_000_000
-    /// The goal for time per row: at most this many times the smallest size's.
+    /// The goal for a read's time per row: at most this many times the smallest size's.
     static let timeGoal = 1.2
+    /// The goal for the bulk insert's time per row (multi-row statements, issue 39): at most this many
+    /// times the smallest size's. SQLite's own B-tree work per row grows with the table (the C loop's
+    /// insert grows about as much).
+    static let insertTimeGoal = 1.3
+
+    /// The goal for `step`'s time per row.
+    static func timeGoal(_ step: Step) -> Double {
+        step == .insert ? insertTimeGoal : timeGoal
+    }
     /// The goal for a cursor scan: resident memory grows by at most this many bytes, whatever the size.
     static let memoryGoal = 16 << 20
     /// Resident memory is sampled once every this many rows (a power of two).
@@ -523,7 +532,8 @@ enum Scale {
             ns/row: wall-clock time of the step / rows (inserts: the faster of 2, one in each order; reads: the fastest of 3); \
             ratio = Bindery / C; vs ref = ns/row / the same step's at \(grouped(reference)) rows \
             (CPU: the same with the process's processor time); RSS: growth of resident memory during the step \
-            (peak, sampled every \(sampleInterval) rows); goals: Bindery vs ref ≤ \(format(timeGoal, 2))×, \
+            (peak, sampled every \(sampleInterval) rows); goals: Bindery vs ref ≤ \(format(insertTimeGoal, 2))× for \
+            the insert, ≤ \(format(timeGoal, 2))× for the reads, \
             cursor RSS ≤ \(memoryGoal >> 20) MB
             """)
         fflush(nil)  // every output stream: the table appears as it is measured
@@ -541,7 +551,8 @@ enum Scale {
 
     private static func printLine(_ measurement: Measurement, reference: Measurement) {
         let growth = measurement.binderyPerRow / reference.binderyPerRow
-        var verdicts = [growth <= timeGoal ? "time ok" : "time OVER \(format(timeGoal, 2))×"]
+        let goal = timeGoal(measurement.step)
+        var verdicts = [growth <= goal ? "time ok" : "time OVER \(format(goal, 2))×"]
         if measurement.step.hasMemoryGoal {
             if let bytes = measurement.bindery.growth {
                 verdicts.append(bytes <= memoryGoal ? "RSS ok" : "RSS OVER \(memoryGoal >> 20) MB")
