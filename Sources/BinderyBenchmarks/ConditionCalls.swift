@@ -93,12 +93,14 @@ enum ConditionCalls {
         return found
     }
 
-    /// Runs `statement` for each key; returns the records found.
+    /// Runs `statement` for each key of `keys` (``keys`` unless given); returns the records found.
     @inline(never)
-    static func recordsWithC(_ raw: RawDatabase, _ statement: OpaquePointer) throws -> [TenIntegers] {
+    static func recordsWithC(_ raw: RawDatabase, _ statement: OpaquePointer, keys: Range<Int> = keys) throws
+        -> [TenIntegers]
+    {
         try raw.exec("BEGIN IMMEDIATE")
         var found: [TenIntegers] = []
-        found.reserveCapacity(count / 2)
+        found.reserveCapacity(keys.count)
         for n in keys {
             sqlite3_bind_int64(statement, 1, Int64(n))
             var code = sqlite3_step(statement)

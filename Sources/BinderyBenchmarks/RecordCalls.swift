@@ -247,7 +247,7 @@ enum RecordCalls {
         defer { sqlite3_finalize(statement) }
         try compare(
             benchmark, "find(_:id:) 100,000 records", goal: 1.5,
-            c: { try findWithC(raw, statement) },
+            c: { try ConditionCalls.recordsWithC(raw, statement, keys: 0..<count) },
             bindery: { try findWithBindery(conn) })
     }
 
@@ -481,25 +481,6 @@ enum RecordCalls {
             }
         }
         return deleted
-    }
-
-    @inline(never)
-    static func findWithC(_ raw: RawDatabase, _ statement: OpaquePointer) throws -> [TenIntegers] {
-        try raw.exec("BEGIN IMMEDIATE")
-        var found: [TenIntegers] = []
-        found.reserveCapacity(count)
-        for n in 0..<count {
-            sqlite3_bind_int64(statement, 1, Int64(n))
-            var code = sqlite3_step(statement)
-            if code == SQLITE_ROW {
-                found.append(IntegerRecords.read(statement))
-                code = sqlite3_step(statement)
-            }
-            sqlite3_reset(statement)
-            guard code == SQLITE_DONE else { throw failure(raw) }
-        }
-        try raw.exec("COMMIT")
-        return found
     }
 
     @inline(never)

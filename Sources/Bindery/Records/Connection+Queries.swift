@@ -78,7 +78,6 @@ extension Connection {
     /// (see ``withBoundStatement(_:binding:arguments:_:)``).
     ///
     /// Decoded into the state's slot, as in ``find(_:id:)``: the lend returns no generic `T?`.
-    @inline(__always)
     func fetchFirst<T: Record>(
         _ type: T.Type, _ state: RecordTypeState, text: String, binding bind: (Statement, ValueEncoder) throws -> Void,
         arguments: (ValueEncoder) throws -> [SQLiteValue]

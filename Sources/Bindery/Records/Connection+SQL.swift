@@ -133,7 +133,6 @@ extension Connection {
 
     /// Runs `body` with the cached statement for `text`, the values of `sql` bound: the statement of a
     /// record call around a condition the caller wrote (see ``WrappingMemo``).
-    @inline(__always)
     func withBoundStatement<T>(_ text: String, values sql: SQL, _ body: (Statement) throws -> T) throws -> T {
         if sql.hasSpecialValues {
             // Converted before the statement is prepared: a value misplaced after `IN` then throws the
@@ -150,7 +149,6 @@ extension Connection {
 
     /// Runs `body` with the cached statement for `text`, its parameters bound by `bind`; an SQLite error
     /// shows the values that `arguments` gives (converted again, for the error only).
-    @inline(__always)
     func withBoundStatement<T>(
         _ text: String, binding bind: (Statement, ValueEncoder) throws -> Void,
         arguments: (ValueEncoder) throws -> [SQLiteValue], _ body: (Statement) throws -> T

@@ -105,9 +105,8 @@ final class RecordTypeState {
     /// The attachment of class `T`, made by `make` (and attached, in place of any other) when the type
     /// has none of that class.
     func attachment<T: AnyObject>(_ make: () -> T) -> T {
-        if let attachment, type(of: attachment) == T.self {
-            // Safe: the attachment is exactly of class `T`, as just compared.
-            return unsafeDowncast(attachment, to: T.self)
+        if let attachment = attachment as? T {
+            return attachment
         }
         let made = make()
         attachment = made
