@@ -55,6 +55,7 @@ do {
     }
     try NorthwindOrders.run(benchmark, path: path)
     try NorthwindJoins.run(benchmark, path: path)
+    try NorthwindJoins.runFloor(benchmark, path: path)
     try NorthwindRequests.run(benchmark, path: path)
     try NorthwindRebuild.run(benchmark, path: path)
     try IntegerRecords.run(benchmark)

@@ -186,14 +186,23 @@ struct ToManyLoader<Destination: Record>: ToManyLoading {
 }
 
 /// The records of a to-many association, grouped by the key of the row they belong to.
+///
+/// Each key has a group, found by its position in ``prepare(_:)``'s keys. A statement's records go into
+/// one ``RecordBuffer`` with the group of each, and are moved into their groups' arrays once the
+/// statement is done: appending row by row to an array of a generic `Destination` held in a dictionary
+/// would look up the array's metadata on every row (callgrind, issue 39: 720 instructions a record of
+/// the Northwind customers' orders).
 final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringConvertible {
     let association: String
     /// The parent's key columns, for errors.
     let keyColumns: [String]
     /// The first of the parent row's key columns.
     let keyColumn: Int32
-    private var single: [SQLiteValue: [Destination]] = [:]
-    private var composite: [[SQLiteValue]: [Destination]] = [:]
+    /// The group of each key, one-column keys and composite ones.
+    private var single: [SQLiteValue: Int] = [:]
+    private var composite: [[SQLiteValue]: Int] = [:]
+    /// The records of each group, in the order of the keys given to ``prepare(_:)``.
+    private var groups: [[Destination]] = []
 
     init(association: String, keyColumns: [String], keyColumn: Int32) {
         self.association = association
@@ -201,78 +210,107 @@ final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringCon
         self.keyColumn = keyColumn
     }
 
-    /// Makes an empty group for each of `keys`: a record whose key has no group belongs to no parent.
+    /// Makes an empty group for each of `keys`, dropping any records added before: a record whose key
+    /// has no group belongs to no parent.
     func prepare(_ keys: [[SQLiteValue]]) {
+        single = [:]
+        composite = [:]
         if keyColumns.count == 1 {
             single.reserveCapacity(keys.count)
-            for key in keys { single[key[0]] = [] }
+            for (index, key) in keys.enumerated() { single[key[0]] = index }
         } else {
             composite.reserveCapacity(keys.count)
-            for key in keys { composite[key] = [] }
+            for (index, key) in keys.enumerated() { composite[key] = index }
         }
+        groups = Array(repeating: [], count: keys.count)
+    }
+
+    /// The group of `key`, nil when it has none.
+    private func group(of key: [SQLiteValue]) -> Int? {
+        keyColumns.count == 1 ? single[key[0]] : composite[key]
     }
 
     /// Runs `sql`, whose last column is the position in `keys` of the key each row matched, and adds
     /// its records to the groups of those keys.
     func add(_ conn: Connection, _ sql: SQL, keys: [[SQLiteValue]]) throws {
-        let options = conn.recordContext.options
-        try conn.withBoundStatement(sql) { statement in
-            guard try statement.step() else { return }
-            let decoder = RowDecoder.attached(
-                to: statement, options: options, for: Destination.self, scoping: conn.recordContext.scoping)
-            let last = statement.columnCount - 1
-            repeat {
-                let record = try decoder.decodeRow(Destination.self)
-                let position = try statement.value(at: last)
-                guard case .integer(let index) = position, keys.indices.contains(Int(index)) else {
-                    throw AssociationError.keyTypeMismatch(
-                        association: association, column: keyColumns.joined(separator: ", "),
-                        value: "key position \(position)", expected: "a position among \(keys.count) keys")
-                }
-                // One hash per record: the group is found and appended to in place.
-                let key = keys[Int(index)]
-                if keyColumns.count == 1 {
-                    single[key[0], default: []].append(record)
-                } else {
-                    composite[key, default: []].append(record)
-                }
-            } while try statement.step()
+        let positions = keys.map { group(of: $0) }
+        try collect(conn, sql, keyCount: 1) { statement, last in
+            let position = try statement.value(at: last)
+            guard case .integer(let index) = position, positions.indices.contains(Int(index)),
+                let group = positions[Int(index)]
+            else {
+                throw AssociationError.keyTypeMismatch(
+                    association: association, column: keyColumns.joined(separator: ", "),
+                    value: "key position \(position)", expected: "a position among \(keys.count) keys")
+            }
+            return group
         }
     }
 
     /// Runs `sql`, whose last `keyCount` columns are each row's key, and adds its records to the
     /// groups of their keys; false as soon as a row's key is not exactly one of the groups' keys.
     func addByValue(_ conn: Connection, _ sql: SQL, keyCount: Int) throws -> Bool {
+        var matched = true
+        try collect(conn, sql, keyCount: keyCount) { statement, first in
+            let found: Int?
+            if keyCount == 1 {
+                found = single[try statement.value(at: first)]
+            } else {
+                found = composite[try (0..<Int32(keyCount)).map { try statement.value(at: first + $0) }]
+            }
+            guard let found else {
+                matched = false
+                return nil
+            }
+            return found
+        }
+        return matched
+    }
+
+    /// Runs `sql`, whose last `keyCount` columns say which group each row belongs to, and adds each
+    /// row's record to the group `groupOf` finds for it (given the statement and the first of those
+    /// columns), stopping without adding anything when it returns nil. The statement's records are
+    /// moved into their groups only when every row was read: a row that throws leaves the groups as
+    /// they were.
+    private func collect(
+        _ conn: Connection, _ sql: SQL, keyCount: Int, groupOf: (Statement, Int32) throws -> Int?
+    ) throws {
         let options = conn.recordContext.options
-        return try conn.withBoundStatement(sql) { statement in
+        var buffer = RecordBuffer<Destination>(capacity: 64)
+        defer { buffer.deallocate() }
+        var owners: [Int] = []
+        let complete: Bool = try conn.withBoundStatement(sql) { statement in
             guard try statement.step() else { return true }
             let decoder = RowDecoder.attached(
                 to: statement, options: options, for: Destination.self, scoping: conn.recordContext.scoping)
             let first = statement.columnCount - Int32(keyCount)
             repeat {
-                // One hash per record: the group is found and appended to in place.
-                if keyCount == 1 {
-                    guard let index = single.index(forKey: try statement.value(at: first)) else { return false }
-                    single.values[index].append(try decoder.decodeRow(Destination.self))
-                } else {
-                    let key = try (0..<Int32(keyCount)).map { try statement.value(at: first + $0) }
-                    guard let index = composite.index(forKey: key) else { return false }
-                    composite.values[index].append(try decoder.decodeRow(Destination.self))
-                }
+                guard let group = try groupOf(statement, first) else { return false }
+                try buffer.append { try decoder.decodeRow(Destination.self) }
+                owners.append(group)
             } while try statement.step()
             return true
+        }
+        guard complete else { return }
+        for (index, records) in buffer.grouped(by: owners, groupCount: groups.count).enumerated()
+        where !records.isEmpty {
+            if groups[index].isEmpty {
+                groups[index] = records
+            } else {
+                groups[index] += records
+            }
         }
     }
 
     /// The records of the current row of `statement`, as a `T` (an array of `Destination`).
     func value<T>(_ type: T.Type, row statement: OpaquePointer) throws -> T? {
-        let records: [Destination]
+        let found: Int?
         if keyColumns.count == 1 {
-            records = single[try Self.value(statement, keyColumn)] ?? []
+            found = single[try Self.value(statement, keyColumn)]
         } else {
-            let key = try (0..<Int32(keyColumns.count)).map { try Self.value(statement, keyColumn + $0) }
-            records = composite[key] ?? []
+            found = composite[try (0..<Int32(keyColumns.count)).map { try Self.value(statement, keyColumn + $0) }]
         }
+        let records = found.map { groups[$0] } ?? []
         return ExactCast.cast(records, to: T.self) ?? records as? T
     }
 

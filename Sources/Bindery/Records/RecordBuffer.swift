@@ -8,6 +8,8 @@
 /// `filled` to 0, and ``deallocate()`` deinitializes what is left before freeing the memory.
 /// ``drain(_:)`` sets `filled` to 0 before it starts, moves each value out before handing it over,
 /// and its `defer` deinitializes exactly the values after the last one moved, thrown or not.
+/// ``grouped(by:groupCount:)`` checks that it has one group for each value, moves each value out once
+/// (every position appears once in its counting sort) and sets `filled` to 0.
 struct RecordBuffer<T> {
     private var base: UnsafeMutablePointer<T>
     private var capacity: Int
@@ -56,6 +58,42 @@ struct RecordBuffer<T> {
                 target.moveInitialize(from: base, count: moved)
             }
             initialized = moved
+        }
+        filled = 0
+        return result
+    }
+
+    /// The values moved out into `groupCount` arrays: the value appended `i`-th goes into array
+    /// `owners[i]`, each array in the order appended; the buffer is empty afterwards. `owners` holds one
+    /// group in `0..<groupCount` for each value (checked: anything else moves nothing and traps, a
+    /// mistake in Bindery, never in data).
+    mutating func grouped(by owners: [Int], groupCount: Int) -> [[T]] {
+        precondition(owners.count == filled && owners.allSatisfy { (0..<groupCount).contains($0) })
+        // A counting sort of the positions by group: `order` lists the positions of group 0, then
+        // of group 1, …, each in the order appended.
+        var starts = [Int](repeating: 0, count: groupCount + 1)
+        for owner in owners { starts[owner + 1] += 1 }
+        for group in 0..<groupCount { starts[group + 1] += starts[group] }
+        var next = starts
+        var order = [Int](repeating: 0, count: filled)
+        for (position, owner) in owners.enumerated() {
+            order[next[owner]] = position
+            next[owner] += 1
+        }
+        // Every position is in `order` exactly once, so each value is moved out exactly once.
+        var result: [[T]] = []
+        result.reserveCapacity(groupCount)
+        for group in 0..<groupCount {
+            let range = starts[group]..<starts[group + 1]
+            result.append(
+                [T](unsafeUninitializedCapacity: range.count) { destination, initialized in
+                    if let target = destination.baseAddress {
+                        for (offset, position) in order[range].enumerated() {
+                            (target + offset).initialize(to: (base + position).move())
+                        }
+                    }
+                    initialized = range.count
+                })
         }
         filled = 0
         return result
