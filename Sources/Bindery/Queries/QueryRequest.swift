@@ -158,6 +158,6 @@ extension SQL {
     /// The text followed by the bound values, for debugging: `… -- arguments: [100, "UK"]`.
     var debugText: String {
         guard valueCount > 0 else { return text }
-        return text + " -- arguments: [" + values.map { "\($0)" }.joined(separator: ", ") + "]"
+        return text + " -- arguments: [" + valueDescriptions.joined(separator: ", ") + "]"
     }
 }

@@ -233,65 +233,58 @@ final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringCon
     /// Runs `sql`, whose last column is the position in `keys` of the key each row matched, and adds
     /// its records to the groups of those keys.
     func add(_ conn: Connection, _ sql: SQL, keys: [[SQLiteValue]]) throws {
-        let positions = keys.map { group(of: $0) }
-        try collect(conn, sql, keyCount: 1) { statement, last in
-            let position = try statement.value(at: last)
-            guard case .integer(let index) = position, positions.indices.contains(Int(index)),
-                let group = positions[Int(index)]
-            else {
-                throw AssociationError.keyTypeMismatch(
-                    association: association, column: keyColumns.joined(separator: ", "),
-                    value: "key position \(position)", expected: "a position among \(keys.count) keys")
-            }
-            return group
-        }
+        _ = try collect(conn, sql, .position(keys.map { group(of: $0) }))
     }
 
     /// Runs `sql`, whose last `keyCount` columns are each row's key, and adds its records to the
     /// groups of their keys; false as soon as a row's key is not exactly one of the groups' keys.
     func addByValue(_ conn: Connection, _ sql: SQL, keyCount: Int) throws -> Bool {
-        var matched = true
-        try collect(conn, sql, keyCount: keyCount) { statement, first in
-            let found: Int?
-            if keyCount == 1 {
-                found = single[try statement.value(at: first)]
-            } else {
-                found = composite[try (0..<Int32(keyCount)).map { try statement.value(at: first + $0) }]
-            }
-            guard let found else {
-                matched = false
-                return nil
-            }
-            return found
-        }
-        return matched
+        try collect(conn, sql, .value(keyCount: keyCount))
     }
 
-    /// Runs `sql`, whose last `keyCount` columns say which group each row belongs to, and adds each
-    /// row's record to the group `groupOf` finds for it (given the statement and the first of those
-    /// columns), stopping without adding anything when it returns nil. The statement's records are
-    /// moved into their groups only when every row was read: a row that throws leaves the groups as
-    /// they were.
-    private func collect(
-        _ conn: Connection, _ sql: SQL, keyCount: Int, groupOf: (Statement, Int32) throws -> Int?
-    ) throws {
+    /// How a statement's rows say which group they belong to.
+    private enum RowGrouping {
+        /// The last column is the position of the key the row matched among the statement's keys, whose
+        /// groups these are.
+        case position([Int?])
+        /// The last `keyCount` columns are the row's key.
+        case value(keyCount: Int)
+    }
+
+    /// Runs `sql` and adds each row's record to its group, as `grouping` finds it; false, adding
+    /// nothing, when a row's key is none of the groups'. The statement's records are moved into their
+    /// groups only when every row was read: a row that throws leaves the groups as they were.
+    private func collect(_ conn: Connection, _ sql: SQL, _ grouping: RowGrouping) throws -> Bool {
         let options = conn.recordContext.options
         var buffer = RecordBuffer<Destination>(capacity: 64)
         defer { buffer.deallocate() }
         var owners: [Int] = []
+        // Read from locals: the class's stored properties would be checked for exclusive access on
+        // every row.
+        let single = self.single
+        let composite = self.composite
         let complete: Bool = try conn.withBoundStatement(sql) { statement in
             guard try statement.step() else { return true }
             let decoder = RowDecoder.attached(
                 to: statement, options: options, for: Destination.self, scoping: conn.recordContext.scoping)
-            let first = statement.columnCount - Int32(keyCount)
             repeat {
-                guard let group = try groupOf(statement, first) else { return false }
+                let group: Int?
+                switch grouping {
+                case .value(keyCount: 1):
+                    group = single[try statement.value(at: statement.columnCount - 1)]
+                case .value(let keyCount):
+                    let first = statement.columnCount - Int32(keyCount)
+                    group = composite[try (0..<Int32(keyCount)).map { try statement.value(at: first + $0) }]
+                case .position(let positions):
+                    group = try self.group(atPosition: statement.value(at: statement.columnCount - 1), positions)
+                }
+                guard let group else { return false }
                 try buffer.append { try decoder.decodeRow(Destination.self) }
                 owners.append(group)
             } while try statement.step()
             return true
         }
-        guard complete else { return }
+        guard complete else { return false }
         for (index, records) in buffer.grouped(by: owners, groupCount: groups.count).enumerated()
         where !records.isEmpty {
             if groups[index].isEmpty {
@@ -300,6 +293,20 @@ final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringCon
                 groups[index] += records
             }
         }
+        return true
+    }
+
+    /// The group of the key at `position` (a row's last column) among the statement's keys, whose
+    /// groups are `positions`; throws when it is no such position.
+    private func group(atPosition position: SQLiteValue, _ positions: [Int?]) throws -> Int {
+        guard case .integer(let index) = position, positions.indices.contains(Int(index)),
+            let group = positions[Int(index)]
+        else {
+            throw AssociationError.keyTypeMismatch(
+                association: association, column: keyColumns.joined(separator: ", "),
+                value: "key position \(position)", expected: "a position among \(positions.count) keys")
+        }
+        return group
     }
 
     /// The records of the current row of `statement`, as a `T` (an array of `Destination`).

@@ -69,7 +69,7 @@ extension Connection {
         }
         let state = recordContext.state(for: T.self)
         return try fetchFirst(
-            T.self, state, text: state.whereCalls.selectOne.text(around: condition),
+            T.self, state, text: state.whereCalls.selectOne(around: condition),
             binding: { statement, encoder in try condition.bind(to: statement, encoder: encoder) },
             arguments: { encoder in try condition.arguments(encoder: encoder) })
     }
@@ -111,7 +111,7 @@ extension Connection {
                 try statement.step() ? Int(statement.int64(at: 0)) : 0
             }
         }
-        return try withBoundStatement(state.whereCalls.count.text(around: condition), values: condition) { statement in
+        return try withBoundStatement(state.whereCalls.count(around: condition), values: condition) { statement in
             try statement.step() ? Int(statement.int64(at: 0)) : 0
         }
     }
@@ -151,7 +151,7 @@ extension Connection {
                 try statement.step() && statement.int64(at: 0) != 0
             }
         }
-        return try withBoundStatement(state.whereCalls.exists.text(around: condition), values: condition) { statement in
+        return try withBoundStatement(state.whereCalls.exists(around: condition), values: condition) { statement in
             try statement.step() && statement.int64(at: 0) != 0
         }
     }

@@ -277,7 +277,7 @@ extension Connection {
     @discardableResult
     public func delete<T: Record>(_ type: T.Type, where condition: SQL) throws -> Int {
         let state = recordContext.state(for: T.self)
-        try withBoundStatement(state.whereCalls.delete.text(around: condition), values: condition) { statement in
+        try withBoundStatement(state.whereCalls.delete(around: condition), values: condition) { statement in
             try statement.run()
         }
         return changes

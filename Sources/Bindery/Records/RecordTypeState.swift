@@ -52,7 +52,7 @@ final class RecordTypeState {
     /// `DELETE FROM "table" WHERE` the primary key.
     let deleteByKey: String
     /// The statements of the calls that take a condition, up to where it goes (see ``WhereCalls``).
-    var whereCalls: WhereCalls
+    let whereCalls: WhereCalls
     /// The last update of ``encoder``'s row (see ``updatePlan(for:)``).
     var lastUpdate: UpdatePlan?
     /// The last upsert of ``encoder``'s row (see ``upsertPlan(for:)``).
