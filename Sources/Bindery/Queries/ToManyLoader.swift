@@ -163,7 +163,7 @@ struct ToManyLoader<Destination: Record>: ToManyLoading {
             if !descriptor.orderings.isEmpty {
                 sql += " ORDER BY " + QueryRequest<Destination>.list(descriptor.orderings)
             }
-            guard try groups.addByValue(conn, sql, keyCount: links.count) else { return false }
+            guard try groups.addByValue(conn, sql, keyCount: links.count, groups: chunk.indices) else { return false }
         }
         return true
     }
@@ -233,13 +233,17 @@ final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringCon
     /// Runs `sql`, whose last column is the position in `keys` of the key each row matched, and adds
     /// its records to the groups of those keys.
     func add(_ conn: Connection, _ sql: SQL, keys: [[SQLiteValue]]) throws {
-        _ = try collect(conn, sql, .position(keys.map { group(of: $0) }))
+        let positions = keys.map { group(of: $0) }
+        let present = positions.compactMap { $0 }
+        let range = (present.min() ?? 0)..<((present.max() ?? -1) + 1)
+        _ = try collect(conn, sql, .position(positions), groups: range)
     }
 
     /// Runs `sql`, whose last `keyCount` columns are each row's key, and adds its records to the
-    /// groups of their keys; false as soon as a row's key is not exactly one of the groups' keys.
-    func addByValue(_ conn: Connection, _ sql: SQL, keyCount: Int) throws -> Bool {
-        try collect(conn, sql, .value(keyCount: keyCount))
+    /// groups of their keys, which are among `range` (the positions of the statement's keys in
+    /// ``prepare(_:)``'s); false as soon as a row's key is not exactly one of those groups' keys.
+    func addByValue(_ conn: Connection, _ sql: SQL, keyCount: Int, groups range: Range<Int>) throws -> Bool {
+        try collect(conn, sql, .value(keyCount: keyCount), groups: range)
     }
 
     /// How a statement's rows say which group they belong to.
@@ -251,10 +255,14 @@ final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringCon
         case value(keyCount: Int)
     }
 
-    /// Runs `sql` and adds each row's record to its group, as `grouping` finds it; false, adding
-    /// nothing, when a row's key is none of the groups'. The statement's records are moved into their
-    /// groups only when every row was read: a row that throws leaves the groups as they were.
-    private func collect(_ conn: Connection, _ sql: SQL, _ grouping: RowGrouping) throws -> Bool {
+    /// Runs `sql` and adds each row's record to its group, as `grouping` finds it, among `range`;
+    /// false, adding nothing, when a row's key is none of those groups'. The statement's records are
+    /// moved into their groups only when every row was read: a row that throws leaves the groups as
+    /// they were. The work after the rows is that of the statement's groups (`range`), not of all:
+    /// a request with many parents runs many statements.
+    private func collect(_ conn: Connection, _ sql: SQL, _ grouping: RowGrouping, groups range: Range<Int>) throws
+        -> Bool
+    {
         let options = conn.recordContext.options
         var buffer = RecordBuffer<Destination>(capacity: 64)
         defer { buffer.deallocate() }
@@ -278,15 +286,17 @@ final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringCon
                 case .position(let positions):
                     group = try self.group(atPosition: statement.value(at: statement.columnCount - 1), positions)
                 }
-                guard let group else { return false }
+                guard let group, range.contains(group) else { return false }
                 try buffer.append { try decoder.decodeRow(Destination.self) }
-                owners.append(group)
+                owners.append(group - range.lowerBound)
             } while try statement.step()
             return true
         }
         guard complete else { return false }
-        for (index, records) in buffer.grouped(by: owners, groupCount: groups.count).enumerated()
+        guard !owners.isEmpty else { return true }
+        for (offset, records) in buffer.grouped(by: owners, groupCount: range.count).enumerated()
         where !records.isEmpty {
+            let index = range.lowerBound + offset
             if groups[index].isEmpty {
                 groups[index] = records
             } else {

@@ -183,7 +183,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
             guard let leading else { return converted }
             return [.integer(leading)] + converted
         }
-        // A special value is interpolated after `IN`, which never takes the leading place.
+        // `leading` holds an integer, never a value that binds itself.
         return try allValues.map { value in
             if let special = value as? any SQLSpecialArgument {
                 return try special.argument(encoder: encoder)
