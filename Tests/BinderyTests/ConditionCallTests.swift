@@ -207,6 +207,24 @@ import Testing
         #expect(try conn.fetchOne(Book.all().filter("id IN (\(5))"))?.id == 5)
     }
 
+    @Test func aValueRightAfterINThrowsTheSameErrorFromEveryCall() throws {
+        // The value is converted before the statement is prepared, in every call that keeps its text:
+        // the error says to write `IN \(list:)`, not SQLite's syntax error at `IN ?`.
+        let conn = try Self.library()
+        let id = 5
+        let calls: [(String, () throws -> Void)] = [
+            ("exists", { _ = try conn.exists(Book.self, where: "id IN \(id)") }),
+            ("count", { _ = try conn.count(Book.self, where: "id IN \(id)") }),
+            ("fetchOne", { _ = try conn.fetchOne(Book.self, where: "id IN \(id)") }),
+            ("fetchAll", { _ = try conn.fetchAll(Book.self, where: "id IN \(id)") }),
+            ("delete", { _ = try conn.delete(Book.self, where: "id IN \(id)") }),
+        ]
+        for (name, call) in calls {
+            #expect(throws: EncodingError.self, "\(name)") { try call() }
+        }
+        #expect(try conn.count(Book.self) == 40)
+    }
+
     @Test func aSchemaChangeBetweenCallsIsSeen() throws {
         let conn = try Self.library()
         #expect(try conn.fetchOne(Book.all().filter("id = \(3)"))?.title == "book 3")

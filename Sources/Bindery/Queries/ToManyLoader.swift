@@ -96,7 +96,7 @@ struct ToManyLoader<Destination: Record>: ToManyLoading {
                 }
             }
             text += ") AS " + valuesAlias + " ON " + on
-            try groups.add(conn, SQL(text: text, values: values) + tail, keys: Array(chunk))
+            try groups.add(conn, SQL(text: text, values: values) + tail, groups: chunk.indices)
         }
         return groups
     }
@@ -225,18 +225,11 @@ final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringCon
         groups = Array(repeating: [], count: keys.count)
     }
 
-    /// The group of `key`, nil when it has none.
-    private func group(of key: [SQLiteValue]) -> Int? {
-        keyColumns.count == 1 ? single[key[0]] : composite[key]
-    }
-
-    /// Runs `sql`, whose last column is the position in `keys` of the key each row matched, and adds
-    /// its records to the groups of those keys.
-    func add(_ conn: Connection, _ sql: SQL, keys: [[SQLiteValue]]) throws {
-        let positions = keys.map { group(of: $0) }
-        let present = positions.compactMap { $0 }
-        let range = (present.min() ?? 0)..<((present.max() ?? -1) + 1)
-        _ = try collect(conn, sql, .position(positions), groups: range)
+    /// Runs `sql`, whose last column is the position, among the statement's keys, of the key each row
+    /// matched, and adds its records to the groups of those keys: the keys at `range` of ``prepare(_:)``'s,
+    /// the statement's first key being the one at `range.lowerBound`.
+    func add(_ conn: Connection, _ sql: SQL, groups range: Range<Int>) throws {
+        _ = try collect(conn, sql, .position, groups: range)
     }
 
     /// Runs `sql`, whose last `keyCount` columns are each row's key, and adds its records to the
@@ -248,9 +241,8 @@ final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringCon
 
     /// How a statement's rows say which group they belong to.
     private enum RowGrouping {
-        /// The last column is the position of the key the row matched among the statement's keys, whose
-        /// groups these are.
-        case position([Int?])
+        /// The last column is the position of the key the row matched among the statement's keys.
+        case position
         /// The last `keyCount` columns are the row's key.
         case value(keyCount: Int)
     }
@@ -283,8 +275,9 @@ final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringCon
                 case .value(let keyCount):
                     let first = statement.columnCount - Int32(keyCount)
                     group = composite[try (0..<Int32(keyCount)).map { try statement.value(at: first + $0) }]
-                case .position(let positions):
-                    group = try self.group(atPosition: statement.value(at: statement.columnCount - 1), positions)
+                case .position:
+                    let last = try statement.value(at: statement.columnCount - 1)
+                    group = range.lowerBound + (try position(last, among: range.count))
                 }
                 guard let group, range.contains(group) else { return false }
                 try buffer.append { try decoder.decodeRow(Destination.self) }
@@ -306,17 +299,15 @@ final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringCon
         return true
     }
 
-    /// The group of the key at `position` (a row's last column) among the statement's keys, whose
-    /// groups are `positions`; throws when it is no such position.
-    private func group(atPosition position: SQLiteValue, _ positions: [Int?]) throws -> Int {
-        guard case .integer(let index) = position, positions.indices.contains(Int(index)),
-            let group = positions[Int(index)]
-        else {
+    /// The position of the key a row matched, read from its last column, among the statement's `count`
+    /// keys; throws when it is no such position.
+    private func position(_ value: SQLiteValue, among count: Int) throws -> Int {
+        guard case .integer(let index) = value, (0..<Int64(count)).contains(index) else {
             throw AssociationError.keyTypeMismatch(
                 association: association, column: keyColumns.joined(separator: ", "),
-                value: "key position \(position)", expected: "a position among \(positions.count) keys")
+                value: "key position \(value)", expected: "a position among \(count) keys")
         }
-        return group
+        return Int(index)
     }
 
     /// The records of the current row of `statement`, as a `T` (an array of `Destination`).

@@ -68,26 +68,24 @@ extension Connection {
             return try fetchOne(T.self, sql: selectSQL(T.self, condition, order, limit: 1, offset: nil))
         }
         let state = recordContext.state(for: T.self)
-        return try fetchFirst(
-            T.self, state, text: state.whereCalls.selectOne(around: condition),
-            binding: { statement, encoder in try condition.bind(to: statement, encoder: encoder) },
-            arguments: { encoder in try condition.arguments(encoder: encoder) })
+        return try fetchFirst(T.self, state) { decode in
+            try withBoundStatement(state.whereCalls.selectOne(around: condition), values: condition, decode)
+        }
     }
 
-    /// The first row of the statement `text`, its parameters bound by `bind`, decoded as `T`, or nil
-    /// (see ``withBoundStatement(_:binding:arguments:_:)``).
+    /// The first row of the statement that `run` runs (handing it to its argument once bound), decoded
+    /// as `T`, or nil.
     ///
     /// Decoded into the state's slot, as in ``find(_:id:)``: the lend returns no generic `T?`.
     func fetchFirst<T: Record>(
-        _ type: T.Type, _ state: RecordTypeState, text: String, binding bind: (Statement, ValueEncoder) throws -> Void,
-        arguments: (ValueEncoder) throws -> [SQLiteValue]
+        _ type: T.Type, _ state: RecordTypeState, _ run: ((Statement) throws -> Void) throws -> Void
     ) throws -> T? {
         // The options are read where a decoder is made, as in ``find(_:id:)``: copied here, on every
         // call, they cost some 100 instructions of retains and releases (callgrind, issue 39).
         let context = recordContext
         let slot = state.slot
         defer { slot.discard(T.self) }
-        try withBoundStatement(text, binding: bind, arguments: arguments) { statement in
+        try run { statement in
             guard try statement.step() else { return }
             slot.put(try RowDecoder.attached(to: statement, options: context.options, for: T.self).decodeRow(T.self))
         }

@@ -126,20 +126,32 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         lhs.append(rhs)
     }
 
-    /// Appends `other` in place: its text to this text, its values after these. An array of values
-    /// is only made when both fragments have some (a fragment without values costs its text alone).
+    /// Appends `other` in place: its text to this text, its values after these.
     private mutating func append(_ other: SQL) {
+        Self.append(
+            other, text: &text, leading: &leading, values: &values, listPads: &listPads,
+            hasSpecialArguments: &hasSpecialArguments)
+    }
+
+    /// Appends `other` to the parts given, those of an ``SQL`` or of its interpolation: how `+`, `+=`
+    /// and `\(sql)` join fragments. Its text goes after `text`, its values after theirs (`leading`
+    /// stays the first value; when there is none yet, `other`'s takes its place), its list pads
+    /// shifted past them. An array of values is only made when both sides have some.
+    private static func append(
+        _ other: SQL, text: inout String, leading: inout Int64?, values: inout [any Encodable & Sendable],
+        listPads: inout [ListPad], hasSpecialArguments: inout Bool
+    ) {
+        let count = values.count + (leading == nil ? 0 : 1)
         if !other.listPads.isEmpty {
-            let shift = (text: text.utf8.count, values: valueCount)
+            let shift = (text: text.utf8.count, values: count)
             listPads += other.listPads.map { $0.shifted(text: shift.text, values: shift.values) }
         }
         text += other.text
-        if valueCount == 0 {
+        if count == 0 {
             leading = other.leading
             values = other.values
         } else if other.valueCount > 0 {
-            values = allValues + other.allValues
-            leading = nil
+            values += other.allValues
         }
         hasSpecialArguments = hasSpecialArguments || other.hasSpecialArguments
     }
@@ -498,18 +510,9 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
         /// Embeds another fragment, with its values.
         public mutating func appendInterpolation(_ sql: SQL) {
-            if !sql.listPads.isEmpty {
-                let shift = (text: text.utf8.count, values: valueCount)
-                listPads += sql.listPads.map { $0.shifted(text: shift.text, values: shift.values) }
-            }
-            text += sql.text
-            if valueCount == 0 {
-                leading = sql.leading
-                values += sql.values
-            } else {
-                values += sql.allValues
-            }
-            hasSpecialArguments = hasSpecialArguments || sql.hasSpecialArguments
+            SQL.append(
+                sql, text: &text, leading: &leading, values: &values, listPads: &listPads,
+                hasSpecialArguments: &hasSpecialArguments)
         }
     }
 }
