@@ -65,7 +65,7 @@ extension BulkInserter {
     /// whole; the records of a batch that ended early or failed, and those left when fewer than a
     /// batch remain, go to `oneByOne` as a range of indices. ``ConflictPolicy/rollback`` never batches.
     @inline(__always)
-    private func inBatches<C: RandomAccessCollection>(
+    func inBatches<C: RandomAccessCollection>(
         _ records: C, run: (Statement, Int) throws -> Bool, oneByOne: (Int, Int) throws -> Void
     ) throws where C.Element: Encodable, C.Index == Int {
         var index = records.startIndex
@@ -131,7 +131,7 @@ extension BulkInserter {
     /// is returned (those before the first of another shape; 1 when the first record's shape is not
     /// batched), and to the number of records the batch holds otherwise.
     @inline(__always)
-    private func boundBatch<C: RandomAccessCollection>(_ records: C, at index: Int, window: inout Int) throws
+    func boundBatch<C: RandomAccessCollection>(_ records: C, at index: Int, window: inout Int) throws
         -> Statement?
     where C.Element: Encodable, C.Index == Int {
         row.aim(atRowOffset: 0)
@@ -148,6 +148,10 @@ extension BulkInserter {
             window = 1
             return nil
         }
+        guard hasBatchableRowid() else {
+            window = 1
+            return nil
+        }
         let rows = batchRows
         window = rows
         guard records.endIndex - index >= rows else { return nil }
@@ -156,7 +160,7 @@ extension BulkInserter {
         for position in (index + 1)..<(index + rows) {
             row.aim(atRowOffset: offset)
             try encoder.encodeRow(records[position])
-            guard row.isBound(to: statement), hasPresentSlots(batchPresent) else {
+            guard row.isBound(to: statement), hasPresentSlots(batchPresent), hasBatchableRowid() else {
                 window = position - index
                 return nil
             }
@@ -172,7 +176,7 @@ extension BulkInserter {
     /// from the next row on, values are bound as they are encoded. Nil when rows of this shape are not
     /// batched: no column to insert (`DEFAULT VALUES`), or too many for two rows a statement.
     @inline(never)
-    private func batchForRow() throws -> Statement? {
+    func batchForRow() throws -> Statement? {
         let statement: Statement
         if let current = batch, row.nonNullSlotsEqual(batchColumns), hasPresentSlots(batchPresent) {
             statement = current
@@ -181,14 +185,22 @@ extension BulkInserter {
             let parameters = columns.reduce(0) { $1 ? $0 + 1 : $0 }
             guard parameters > 0 else { return nil }
             let rows = min(Self.largestBatch, parameterLimit / parameters)
-            guard rows >= 2 else { return nil }
+            guard rows >= 2, try !updating || mayBatchUpdate() else { return nil }
             releaseBatch()
             let present = upserting ? row.present : []
-            statement = try connection.checkOutStatement(sql(rows: rows, columns: columns, present: present))
+            do {
+                statement = try connection.checkOutStatement(sql(rows: rows, columns: columns, present: present))
+            } catch is SQLiteError where updating {
+                // The upsert does not fit the table (its key is no PRIMARY KEY or UNIQUE constraint, say):
+                // the records go through the UPDATE, which reports what is wrong.
+                refuseUpdateBatches()
+                return nil
+            }
             batch = statement
             batchColumns = columns
             batchPresent = present
             batchRows = rows
+            batchRowidSlots = updating ? rowidSlots(among: columns) : []
         }
         try row.bind(to: statement, slots: batchColumns, startingAt: 1)
         row.bindDirectly(to: statement, slots: batchColumns, startingAt: 1)
@@ -263,7 +275,7 @@ extension BulkInserter {
     /// Rolls the batch's savepoint back after `error` (nil: the batch returned fewer rows than it has
     /// records), and releases it. When SQLite rolled the whole transaction back, the error is thrown:
     /// nothing more can run.
-    private func undoBatch(_ error: SQLiteError?) throws {
+    func undoBatch(_ error: SQLiteError?) throws {
         guard connection.isInTransaction else {
             throw error ?? Connection.rolledBackBySQLite
         }

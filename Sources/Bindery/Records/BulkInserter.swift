@@ -8,6 +8,7 @@
 /// each one returns, with one decoder per statement. Made `upserting`, its statements are upserts
 /// (``RecordTypeState/upsert(row:nonNull:present:rows:returning:)``, without `RETURNING`): a row's shape
 /// is then also which slots it has (a nil property sets its column to NULL, a slot missing leaves it).
+/// Made `updating`, its batches are upserts that stand in for UPDATEs by key (`BulkInserter+Updates.swift`).
 final class BulkInserter {
     let connection: Connection
     let state: RecordTypeState
@@ -16,6 +17,10 @@ final class BulkInserter {
     let policy: ConflictPolicy
     let returning: Bool
     let upserting: Bool
+    /// Whether the upserts stand in for UPDATEs by key (see `BulkInserter+Updates.swift`).
+    let updating: Bool
+    /// For ``updating``: what the table allows, read from its schema at the first batch.
+    var updateTable: UpdateBatchTable?
     private let options: CodingOptions
     /// The one-row statement, the non-NULL columns it inserts and (for an upsert) the slots present.
     private var statement: Statement?
@@ -27,6 +32,9 @@ final class BulkInserter {
     var batchColumns: [Bool] = []
     var batchPresent: [Bool] = []
     var batchRows = 0
+    /// For ``updating``: the slots of the multi-row statement's columns that set the rowid (see
+    /// ``hasBatchableRowid()``); empty otherwise.
+    var batchRowidSlots: [Int] = []
     /// The most parameters a statement may have on this connection (`SQLITE_LIMIT_VARIABLE_NUMBER`).
     let parameterLimit: Int
     /// The decoder of the rows `statement` returns, and the statement it was made for.
@@ -39,7 +47,7 @@ final class BulkInserter {
 
     init(
         connection: Connection, state: RecordTypeState, policy: ConflictPolicy, returning: Bool = false,
-        upserting: Bool = false
+        upserting: Bool = false, updating: Bool = false
     ) {
         self.connection = connection
         self.state = state
@@ -48,7 +56,8 @@ final class BulkInserter {
         self.row = encoder.row
         self.policy = policy
         self.returning = returning
-        self.upserting = upserting
+        self.upserting = upserting || updating
+        self.updating = updating
         self.options = connection.recordContext.options
         self.parameterLimit = connection.parameterLimit
     }

@@ -1,5 +1,7 @@
 /// Updates records one after another by primary key, in the caller's transaction: the UPDATE for the
-/// slots a row has is kept checked out while the rows keep them, and re-bound for each.
+/// slots a row has is kept checked out while the rows keep them, and re-bound for each. The records a
+/// bulk update does not batch (see `BulkInserter+Updates.swift`) go through it, with the batches'
+/// encoder.
 final class BulkUpdater {
     private let connection: Connection
     private let state: RecordTypeState
@@ -8,14 +10,12 @@ final class BulkUpdater {
     /// The UPDATE checked out, and the plan it was made for.
     private var statement: Statement?
     private var plan: RecordTypeState.UpdatePlan?
-    /// Whether ``finish()`` gave the encoder back.
-    private var finished = false
 
-    init(connection: Connection, state: RecordTypeState) {
+    /// An updater that encodes with `encoder`, checked out by its caller (who gives it back).
+    init(connection: Connection, state: RecordTypeState, encoder: RowEncoderCore) {
         self.connection = connection
         self.state = state
-        // An encoder of its own when an operation on the same type is under way (see RecordTypeState).
-        self.encoder = state.checkOutEncoder()
+        self.encoder = encoder
         self.row = encoder.row
     }
 
@@ -60,13 +60,9 @@ final class BulkUpdater {
         return statement
     }
 
-    /// Gives the statement back to the cache and the encoder to the record type: the updates are over.
+    /// Gives the statement back to the cache: the updates are over.
     func finish() {
         release()
-        if !finished {
-            finished = true
-            state.checkIn(encoder)
-        }
     }
 
     private func release() {

@@ -2,7 +2,14 @@
 extension Connection {
     /// Updates the rows with the primary keys of `records`, each as ``update(_:)`` does (every other
     /// column written, NULL where a record holds nil), in one transaction (a savepoint inside an open
-    /// transaction), with one UPDATE re-bound for each record of the same shape.
+    /// transaction).
+    ///
+    /// Runs of records with the same columns (the same ones nil) go in batches of up to 100 through one
+    /// multi-row `INSERT … ON CONFLICT(key) DO UPDATE`, which changes each row as the UPDATE by key
+    /// would, and which is rolled back and replaced by the records one by one when one of them has no
+    /// row (the upsert would have inserted it) or the batch fails. Tables where the two statements
+    /// could differ otherwise (a trigger, a constraint's own `ON CONFLICT` clause, no rowid) are updated
+    /// one record at a time, through one UPDATE re-bound for each record of the same shape.
     ///
     /// All or nothing: ``RecordError/notFound(table:key:)`` for the first record whose key no row has,
     /// and any other error, leave every row as it was. An ``SQLiteError`` names the record's position in
@@ -14,21 +21,26 @@ extension Connection {
     public func update<S: Sequence>(contentsOf records: S) throws where S.Element: Record {
         let state = recordContext.state(for: S.Element.self)
         try transaction(.immediate) { conn in
-            let updater = BulkUpdater(connection: conn, state: state)
+            let batches = BulkInserter(connection: conn, state: state, policy: .abort, updating: true)
+            defer { batches.finish() }
+            let updater = BulkUpdater(connection: conn, state: state, encoder: batches.encoder)
             defer { updater.finish() }
             // An array's records are encoded where they lie, without a copy.
             let done = try records.withContiguousStorageIfAvailable { buffer in
-                for index in buffer.indices {
-                    try updater.update(buffer[index], at: index)
+                try batches.updateAll(buffer) { start, end in
+                    for index in start..<end {
+                        try updater.update(buffer[index], at: index)
+                    }
                 }
                 return true
             }
             if done == nil {
-                // Counted by hand: `enumerated()` would look up its tuple's metadata for every record.
-                var index = 0
-                for record in records {
-                    try updater.update(record, at: index)
-                    index += 1
+                try Self.inChunks(records) { chunk, first in
+                    try batches.updateAll(chunk) { start, end in
+                        for index in start..<end {
+                            try updater.update(chunk[index], at: first + index)
+                        }
+                    }
                 }
             }
         }

@@ -184,6 +184,14 @@ public final class Connection {
         isClosed ? 0 : sqlite3_last_insert_rowid(handle)
     }
 
+    /// Sets what ``lastInsertRowID`` returns until the next successful INSERT
+    /// (`sqlite3_set_last_insert_rowid`).
+    func setLastInsertRowID(_ rowid: Int64) {
+        if !isClosed {
+            sqlite3_set_last_insert_rowid(handle, rowid)
+        }
+    }
+
     /// How many rows the most recent INSERT, UPDATE or DELETE changed.
     public var changes: Int {
         isClosed ? 0 : Int(sqlite3_changes64(handle))
