@@ -248,4 +248,86 @@ import Testing
         #expect(try copy.fetchAll(Synced.self, orderBy: "id") == source.fetchAll(Synced.self, orderBy: "id"))
         #expect(try source.fetchAll(Synced.self, orderBy: "rowid") == edits)
     }
+
+    /// A unique index whose collation is not its column's matches keys the UPDATE's `WHERE` does not:
+    /// no batch, and a key that differs only in case is not found, as one by one.
+    @Test func aUniqueIndexWithItsOwnCollationIsUpdatedOneByOne() throws {
+        struct User: Record, Equatable {
+            static let tableName = "users"
+            static let primaryKey = ["email"]
+            var email: String
+            var n: Int
+        }
+        let conn = try Self.connection(
+            "CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT, n INTEGER); "
+                + "CREATE UNIQUE INDEX users_email ON users (email COLLATE NOCASE);")
+        let users = (0..<200).map { User(email: "user\($0)@x.com", n: $0) }
+        try conn.insert(contentsOf: users)
+        var edits = users.map { User(email: $0.email, n: -$0.n) }
+        edits[120].email = "USER120@x.com"
+        let mark = conn.recordContext.batchedRecordCount
+        #expect(throws: RecordError.notFound(table: "users", key: ["email": .text("USER120@x.com")])) {
+            try conn.update(contentsOf: edits)
+        }
+        #expect(conn.recordContext.batchedRecordCount == mark)
+        #expect(try conn.fetchAll(User.self, orderBy: "id") == users)
+    }
+
+    /// The upsert's INSERT would move an AUTOINCREMENT table's sequence on: no batch.
+    @Test func anAutoincrementTableKeepsItsSequence() throws {
+        struct Counter: Record, Equatable {
+            static let tableName = "counters"
+            static let primaryKey = ["code"]
+            var code: String
+            var n: Int
+        }
+        let conn = try Self.connection(
+            "CREATE TABLE counters (id INTEGER PRIMARY KEY AUTOINCREMENT, code TEXT UNIQUE, n INTEGER);")
+        try conn.insert(contentsOf: (0..<200).map { Counter(code: "k\($0)", n: $0) })
+        let sequence = "SELECT seq FROM sqlite_sequence WHERE name = 'counters'"
+        let before = try conn.rows(sequence, arguments: []).map(\.values)
+        let edits = (0..<200).map { Counter(code: "k\($0)", n: $0 * 2) }
+        try conn.update(contentsOf: edits)
+        #expect(try conn.rows(sequence, arguments: []).map(\.values) == before)
+        #expect(try conn.fetchAll(Counter.self, orderBy: "id") == edits)
+    }
+
+    /// A conflict clause in lower case is found whatever `LIKE` does on the connection: the upsert's
+    /// INSERT would hit this NOT NULL and roll the whole transaction back, where the UPDATE succeeds.
+    @Test func aConflictClauseIsFoundInAnyCase() throws {
+        let conn = try Self.connection(
+            "CREATE TABLE notes (id INTEGER PRIMARY KEY, name TEXT, "
+                + "extra TEXT not null on conflict rollback DEFAULT NULL); PRAGMA case_sensitive_like = ON;")
+        struct Note: Record, Equatable {
+            static let tableName = "notes"
+            var id: Int64
+            var name: String
+        }
+        try conn.execute("INSERT INTO notes SELECT id, name, 'x' FROM plain")
+        let edits = (0..<300).map { Note(id: Int64($0) * 3, name: "n\($0)") }
+        try conn.transaction { conn in
+            try conn.update(contentsOf: edits)
+        }
+        #expect(try conn.fetchAll(Note.self, orderBy: "id") == edits)
+    }
+
+    /// An integer key for a REAL column: the INSERT would store it as the nearest REAL and find the row
+    /// of another key, which the UPDATE's comparison does not.
+    @Test func aRealKeyColumnIsUpdatedOneByOne() throws {
+        struct Reading: Record, Equatable {
+            static let tableName = "readings"
+            static let primaryKey = ["k"]
+            var k: Int64
+            var n: Int
+        }
+        let conn = try Self.connection("CREATE TABLE readings (k REAL UNIQUE, n INTEGER);")
+        let base: Int64 = 9_007_199_254_740_992
+        try conn.insert(contentsOf: (0..<150).map { Reading(k: base + Int64($0) * 2, n: $0) })
+        var edits = (0..<150).map { Reading(k: base + Int64($0) * 2, n: -$0) }
+        edits[0].k = base + 1  // 2^53 + 1 is no REAL: stored, it would be 2^53
+        #expect(throws: RecordError.notFound(table: "readings", key: ["k": .integer(base + 1)])) {
+            try conn.update(contentsOf: edits)
+        }
+        #expect(try conn.count(Reading.self, where: "n < 0") == 0)
+    }
 }

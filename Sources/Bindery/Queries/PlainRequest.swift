@@ -17,7 +17,7 @@ struct PlainRequest {
     let valueCount: Int
 
     /// The parts of `request`, run with `limit` and `offset`; nil when it is not plain.
-    init?(_ request: QueryRequest<some Record>, limit: Int?, offset: Int?) {
+    init?(_ request: borrowing QueryRequest<some Record>, limit: Int?, offset: Int?) {
         guard request.associations.isEmpty && request.annotations.isEmpty && request.sourceJoins.isEmpty else {
             return nil
         }

@@ -17,12 +17,18 @@
 /// the table) is batched only with an INTEGER other than `Int64.min` there.
 ///
 /// Batches are made only where nothing else can tell the statements apart: a table with a rowid, in
-/// `main` or `temp`, not virtual, with no trigger (an INSERT trigger would fire for the upsert), whose
-/// schema (the table's and its indexes' SQL) says nothing of `ON CONFLICT` or `REPLACE` (a constraint's
-/// own conflict clause could resolve the upsert's INSERT otherwise than the UPDATE). Anything the
-/// upsert checks that the update would not (a NOT NULL or CHECK constraint on the row it would insert,
-/// a key that is no PRIMARY KEY or UNIQUE constraint) only fails the batch, whose records then go one
-/// by one. The schema is read inside the update's transaction and again after a schema change.
+/// `main` or `temp`, not virtual, with no trigger (an INSERT trigger would fire for the upsert), no key
+/// column of REAL affinity (the INSERT would turn a large integer key into a nearby REAL, which the
+/// UPDATE's comparison does not), and whose schema (the table's and its indexes' SQL) says nothing of
+/// `CONFLICT` or `REPLACE` (a constraint's own conflict clause could resolve the upsert's INSERT
+/// otherwise than the UPDATE), `COLLATE` (a unique index whose collation is not its column's would
+/// match other keys than the UPDATE's `WHERE`) or `AUTOINCREMENT` (the INSERT would move the table's
+/// sequence on even for a row it only updates). The schema's text is searched in Swift, where no
+/// setting of the connection (`PRAGMA case_sensitive_like`) or function of the app can change the
+/// answer. Anything the upsert checks that the update would not (a NOT NULL or CHECK constraint on the
+/// row it would insert, a key that is no PRIMARY KEY or UNIQUE constraint) only fails the batch, whose
+/// records then go one by one. The schema is read inside the update's transaction and again after a
+/// schema change, which also sends the batch made before it one by one and makes the next batch anew.
 extension BulkInserter {
     /// What lets a table be updated in batches, read from its schema.
     struct UpdateBatchTable {
@@ -54,8 +60,13 @@ extension BulkInserter {
     /// Runs the bound batch inside its savepoint; returns whether it updated one row a record and
     /// inserted none. Otherwise the savepoint is rolled back and false returned.
     private func runUpdateBatch(_ statement: Statement) throws -> Bool {
-        // A schema change made while the batch was encoded (by an `encode(to:)`) is seen here.
-        guard try tableAllowsUpdateBatches() else { return false }
+        // A schema change made while the batch was encoded (by an `encode(to:)`) is seen here: the
+        // batch's rowid columns were found under the old schema, so it is made again.
+        let readAt = updateTable?.schemaGeneration
+        guard try tableAllowsUpdateBatches(), updateTable?.schemaGeneration == readAt else {
+            releaseBatch()
+            return false
+        }
         let rows = batchRows
         try connection.runCached(Self.openSavepoint)
         let lastRowID = connection.lastInsertRowID
@@ -92,21 +103,32 @@ extension BulkInserter {
         }
         let generation = connection.schemaGeneration
         let profile = try connection.insertProfile(ofTable: state.tableName)
-        var allowed = profile.storesRowsAsGiven
+        var allowed =
+            profile.storesRowsAsGiven
+            && !state.primaryKey.contains { key in
+                profile.index(ofColumn: key).map { profile.columns[$0].keptKinds == Self.realAffinity } ?? false
+            }
         if allowed {
-            let clauses = try connection.rows(
-                "SELECT (SELECT count(*) FROM main.sqlite_schema WHERE tbl_name = ?1 COLLATE NOCASE AND "
-                    + Self.conflictClause + ") + (SELECT count(*) FROM temp.sqlite_schema WHERE tbl_name = ?1 "
-                    + "COLLATE NOCASE AND " + Self.conflictClause + ")",
+            let texts = try connection.rows(
+                "SELECT sql FROM main.sqlite_schema WHERE tbl_name = ?1 COLLATE NOCASE AND sql IS NOT NULL "
+                    + "UNION ALL SELECT sql FROM temp.sqlite_schema WHERE tbl_name = ?1 COLLATE NOCASE "
+                    + "AND sql IS NOT NULL",
                 arguments: [.text(state.tableName)])
-            allowed = clauses.first?.values.first == .integer(0)
+            allowed = !texts.contains { row in
+                guard case .text(let sql) = row.values.first else { return true }
+                let upper = sql.uppercased()
+                return Self.refusedWords.contains { upper.contains($0) }
+            }
         }
         updateTable = UpdateBatchTable(schemaGeneration: generation, allowed: allowed, profile: profile)
         return allowed
     }
 
-    /// The schema SQL that keeps a table from update batches (see above).
-    private static let conflictClause = "(sql LIKE '%CONFLICT%' OR sql LIKE '%REPLACE%')"
+    /// The words of a table's schema that keep it from update batches (see above).
+    private static let refusedWords = ["CONFLICT", "REPLACE", "COLLATE", "AUTOINCREMENT"]
+
+    /// The kinds a column of REAL affinity keeps (``TableInsertProfile/keptKinds(declaredType:)``).
+    private static let realAffinity = TableInsertProfile.keptKinds(declaredType: "REAL")
 
     /// Stops update batches until the schema changes.
     func refuseUpdateBatches() {
@@ -131,10 +153,11 @@ extension BulkInserter {
     private static let rowidNames = ["rowid", "_rowid_", "oid"]
 
     /// Whether the row just encoded gives each column that sets the rowid (``batchRowidSlots``) an
-    /// INTEGER other than ``noInsert``: true for every row unless updating.
+    /// INTEGER other than ``noInsert``: true for every row unless updating (read from the constant
+    /// ``updating`` first: the stored array would cost an access check on every record inserted).
     @inline(__always)
     func hasBatchableRowid() -> Bool {
-        batchRowidSlots.isEmpty || rowidSlotsHoldBatchableRowids()
+        !updating || rowidSlotsHoldBatchableRowids()
     }
 
     private func rowidSlotsHoldBatchableRowids() -> Bool {

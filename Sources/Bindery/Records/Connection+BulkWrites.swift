@@ -7,9 +7,11 @@ extension Connection {
     /// Runs of records with the same columns (the same ones nil) go in batches of up to 100 through one
     /// multi-row `INSERT … ON CONFLICT(key) DO UPDATE`, which changes each row as the UPDATE by key
     /// would, and which is rolled back and replaced by the records one by one when one of them has no
-    /// row (the upsert would have inserted it) or the batch fails. Tables where the two statements
-    /// could differ otherwise (a trigger, a constraint's own `ON CONFLICT` clause, no rowid) are updated
-    /// one record at a time, through one UPDATE re-bound for each record of the same shape.
+    /// row (the upsert would have inserted it) or the batch fails; as with
+    /// ``insert(contentsOf:onConflict:)``, the records of a batch undone are encoded a second time.
+    /// Tables where the two statements could differ otherwise (a trigger, no rowid, a REAL key column,
+    /// or `ON CONFLICT`, `REPLACE`, `COLLATE` or `AUTOINCREMENT` in the table's or its indexes' SQL) are
+    /// updated one record at a time, through one UPDATE re-bound for each record of the same shape.
     ///
     /// All or nothing: ``RecordError/notFound(table:key:)`` for the first record whose key no row has,
     /// and any other error, leave every row as it was. An ``SQLiteError`` names the record's position in
