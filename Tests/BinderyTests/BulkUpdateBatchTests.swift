@@ -330,4 +330,30 @@ import Testing
         }
         #expect(try conn.count(Reading.self, where: "n < 0") == 0)
     }
+
+    /// An observation of the table sees a batched update as any other write, once.
+    @Test(arguments: ObservationTestSupport.Storage.allCases)
+    func anObservationSeesABatchedUpdate(storage: ObservationTestSupport.Storage) async throws {
+        struct Student: Record {
+            static let tableName = "students"
+            var id: Int64
+            var name: String
+            var year: Int
+        }
+        try await ObservationTestSupport.withDatabase(storage) { db in
+            let students = (0..<250).map { Student(id: Int64($0), name: "s\($0)", year: 2024) }
+            try await db.write { conn in try conn.insert(contentsOf: students) }
+            var years = db.observe { conn in
+                try conn.fetchAll(Int.self, sql: "SELECT DISTINCT year FROM students ORDER BY year")
+            }.makeAsyncIterator()
+            #expect(try await years.next() == [2024])
+            let batched = try await db.write { conn in
+                let mark = conn.recordContext.batchedRecordCount
+                try conn.update(contentsOf: students.map { Student(id: $0.id, name: $0.name, year: 2025) })
+                return conn.recordContext.batchedRecordCount - mark
+            }
+            #expect(batched == 200)
+            #expect(try await years.next() == [2025])
+        }
+    }
 }
