@@ -44,7 +44,8 @@ extension BulkInserter {
     static let noInsert = Int64.min
 
     /// Updates `records` in order, in batches where they can be, and gives the others to `oneByOne` as
-    /// ranges of indices, to be updated one by one in order.
+    /// ranges of indices, to be updated one by one in order. Inlined like the batch walk it calls
+    /// (measured: `update(contentsOf:)` +6.5% in instructions without it).
     @inline(__always)
     func updateAll<C: RandomAccessCollection>(_ records: C, oneByOne: (Int, Int) throws -> Void) throws
     where C.Element: Encodable, C.Index == Int {
@@ -155,7 +156,6 @@ extension BulkInserter {
     /// Whether the row just encoded gives each column that sets the rowid (``batchRowidSlots``) an
     /// INTEGER other than ``noInsert``: true for every row unless updating (read from the constant
     /// ``updating`` first: the stored array would cost an access check on every record inserted).
-    @inline(__always)
     func hasBatchableRowid() -> Bool {
         !updating || rowidSlotsHoldBatchableRowids()
     }
