@@ -211,6 +211,16 @@ extension BulkInserter {
     /// failed, the savepoint is rolled back and false returned: the records are to be inserted one by
     /// one, which throws the error of the one that fails.
     private func runBatch(_ statement: Statement) throws -> Bool {
+        try runInSavepoint(statement) {
+            inserted += statement.changes
+            return true
+        }
+    }
+
+    /// Runs the bound batch (without `RETURNING`) inside its savepoint, and keeps it when `keeps`, asked
+    /// once it ran, says so; returns whether it was kept. When it failed or was not kept, the savepoint
+    /// is rolled back and false returned.
+    func runInSavepoint(_ statement: Statement, keeps: () -> Bool) throws -> Bool {
         try connection.runCached(Self.openSavepoint)
         do {
             try statement.run()
@@ -220,7 +230,10 @@ extension BulkInserter {
             return false
         }
         statement.reset()
-        inserted += statement.changes
+        guard keeps() else {
+            try undoBatch(nil)
+            return false
+        }
         try connection.runCached(Self.releaseSavepoint)
         connection.recordContext.batchedRecordCount &+= batchRows
         return true

@@ -69,25 +69,12 @@ extension BulkInserter {
             return false
         }
         let rows = batchRows
-        try connection.runCached(Self.openSavepoint)
         let lastRowID = connection.lastInsertRowID
         connection.setLastInsertRowID(Self.noInsert)
         defer { connection.setLastInsertRowID(lastRowID) }
-        do {
-            try statement.run()
-        } catch let error as SQLiteError {
-            statement.reset()
-            try undoBatch(error)
-            return false
+        return try runInSavepoint(statement) {
+            connection.lastInsertRowID == Self.noInsert && statement.changes == rows
         }
-        statement.reset()
-        guard connection.lastInsertRowID == Self.noInsert, statement.changes == rows else {
-            try undoBatch(nil)
-            return false
-        }
-        try connection.runCached(Self.releaseSavepoint)
-        connection.recordContext.batchedRecordCount &+= rows
-        return true
     }
 
     /// Whether the row just encoded may start an update batch: the table allows batches, the row has
