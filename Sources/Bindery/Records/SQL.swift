@@ -407,18 +407,10 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         /// a list so far (`(`, `,`) nor a comment (`/`). Only the last bytes are read, where the full
         /// scan would slice the text.
         private static func mayEndInList(_ utf8: String.UTF8View) -> Bool {
-            // The bytes in place (a native or small string's, always on Linux): reading them through
-            // the view's indices cost some 120 instructions a value (callgrind, issue 39).
-            if let answer = utf8.withContiguousStorageIfAvailable({ mayEndInList(bytes: $0) }) {
-                return answer
-            }
-            return mayEndInList(bytes: Array(utf8))
-        }
-
-        /// ``mayEndInList(_:)`` of the bytes of a text.
-        private static func mayEndInList(bytes: some RandomAccessCollection<UInt8>) -> Bool {
-            for byte in bytes.reversed() {
-                switch byte {
+            var index = utf8.endIndex
+            while index > utf8.startIndex {
+                utf8.formIndex(before: &index)
+                switch utf8[index] {
                 case 0x20, 0x09, 0x0B, 0x0C, 0x0D: continue
                 case 0x0A, UInt8(ascii: ","), UInt8(ascii: "("), UInt8(ascii: "/"), UInt8(ascii: "n"),
                     UInt8(ascii: "N"):
