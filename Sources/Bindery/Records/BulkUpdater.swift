@@ -42,6 +42,15 @@ final class BulkUpdater {
         }
     }
 
+    /// Updates `records[start..<end]` in order, the first of `records` being at position `first` in the
+    /// sequence given.
+    func update<C: RandomAccessCollection>(_ records: C, from start: Int, to end: Int, first: Int) throws
+    where C.Element: Encodable, C.Index == Int {
+        for index in start..<end {
+            try update(records[index], at: first + index - records.startIndex)
+        }
+    }
+
     /// The statement for `plan`, whose SQL is `sql`: the one checked out when it was made for the same
     /// plan.
     private func statement(for plan: RecordTypeState.UpdatePlan, sql: String) throws -> Statement {

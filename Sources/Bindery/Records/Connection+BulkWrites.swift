@@ -29,20 +29,12 @@ extension Connection {
             defer { updater.finish() }
             // An array's records are encoded where they lie, without a copy.
             let done = try records.withContiguousStorageIfAvailable { buffer in
-                try batches.updateAll(buffer) { start, end in
-                    for index in start..<end {
-                        try updater.update(buffer[index], at: index)
-                    }
-                }
+                try batches.updateAll(buffer) { try updater.update(buffer, from: $0, to: $1, first: 0) }
                 return true
             }
             if done == nil {
                 try Self.inChunks(records) { chunk, first in
-                    try batches.updateAll(chunk) { start, end in
-                        for index in start..<end {
-                            try updater.update(chunk[index], at: first + index)
-                        }
-                    }
+                    try batches.updateAll(chunk) { try updater.update(chunk, from: $0, to: $1, first: first) }
                 }
             }
         }
