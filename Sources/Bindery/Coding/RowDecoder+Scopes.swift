@@ -7,6 +7,14 @@ import CSQLite
 /// rule) and its decoder kept; per row, a nested value costs a string comparison to find that decoder,
 /// a NULL check of its first column, and the decoding of its fields, as a flat value's would.
 extension RowDecoder {
+    /// The columns of a nested value that a scope given with the query names: its whole span, the scopes
+    /// nested in it and how many columns these take at the end of the span.
+    struct ExplicitSpan {
+        let span: Range<Int32>
+        let nested: [RowScope]
+        let nestedWidth: Int32
+    }
+
     /// The decoder of one nested value, or nil when the key is no scope (it is then missing).
     struct ScopedChild {
         let key: String
@@ -132,17 +140,21 @@ extension RowDecoder {
             return scopedChildren[index].decoder
         }
         let child = try makeScopedChild(key, for: T.self).map {
-            RowDecoder(scopeOf: self, name: key, type: T.self, scope: $0.span, prefixLength: $0.prefixLength)
+            RowDecoder(
+                scopeOf: self, name: key, type: T.self, scope: $0.span, prefixLength: $0.prefixLength,
+                scoping: $0.scoping)
         }
         scopedChildren.append(ScopedChild(key: key, typeID: typeID, decoder: child))
         scopedPosition = scopedChildren.count
         return child
     }
 
-    /// The columns of the nested value `key` of type `T`, and the length of the prefix of their names
-    /// (`manager.`), or nil when `key` is no scope.
-    private func makeScopedChild<T>(_ key: String, for type: T.Type) throws -> (span: Range<Int32>, prefixLength: Int)?
-    {
+    /// The columns of the nested value `key` of type `T`, the length of the prefix of their names
+    /// (`manager.`), and the scoping of the values nested in it when its scope says (nil: the automatic
+    /// rule); nil when `key` is no scope.
+    private func makeScopedChild<T>(_ key: String, for type: T.Type) throws -> (
+        span: Range<Int32>, prefixLength: Int, scoping: RowScoping?
+    )? {
         guard let scoping else { return nil }
         // A struct decoding by column name: by init(from:) or by init(columns:).
         let isKeyed: Bool
@@ -150,23 +162,28 @@ extension RowDecoder {
         case .record, .columns: isKeyed = true
         default: isKeyed = false
         }
-        if scopeName == nil, let scopes = scoping.explicit {
+        if let scopes = scoping.explicit {
             let spans = try explicitSpans ?? resolve(scopes, scoping)
             explicitSpans = spans
             if scoping.trailing != nil, spans[key] == nil {
                 // A request's row: the other nested values read the columns before its scopes.
-                return try unscopedSpan(key, for: T.self, isKeyed: isKeyed, scoping)
+                return try unscopedSpan(key, for: T.self, isKeyed: isKeyed, scoping).map {
+                    ($0.span, $0.prefixLength, nil)
+                }
             }
-            guard let span = spans[key] else {
+            guard let given = spans[key] else {
                 // Given scopes describe the whole split: a nested value they leave out (a misspelt
                 // scope, say) is an error, never a nil taken for a LEFT JOIN miss.
                 if isKeyed { throw RowScopeError.missingColumns(property: key, type: "\(T.self)", table: nil) }
                 return nil
             }
             guard isKeyed else { throw RowScopeError.notKeyed(property: key, type: "\(T.self)") }
-            return (span, 0)
+            guard !given.nested.isEmpty else { return (given.span, 0, nil) }
+            // Its own columns come first, then those of the values nested in it.
+            let own = given.span.lowerBound..<given.span.upperBound - given.nestedWidth
+            return (own, 0, scoping.nested(given.nested, width: given.nestedWidth, end: given.span.upperBound))
         }
-        return try unscopedSpan(key, for: T.self, isKeyed: isKeyed, scoping)
+        return try unscopedSpan(key, for: T.self, isKeyed: isKeyed, scoping).map { ($0.span, $0.prefixLength, nil) }
     }
 
     /// The columns of the nested value `key` that no given scope names: by its prefix, or by the
@@ -227,11 +244,13 @@ extension RowDecoder {
 
     /// The scopes given with the query, laid end to end from the first column, as column ranges by
     /// property; throws when they do not add up to the row.
-    private func resolve(_ scopes: [RowScope], _ scoping: RowScoping) throws -> [String: Range<Int32>] {
-        var spans: [String: Range<Int32>] = [:]
-        // A request's scopes take the last columns of the row; a query's, the whole row.
-        var start = scoping.trailing.map { columnCount - $0.scoped } ?? scope.lowerBound
-        let end = scoping.trailing == nil ? scope.upperBound : columnCount
+    private func resolve(_ scopes: [RowScope], _ scoping: RowScoping) throws -> [String: ExplicitSpan] {
+        var spans: [String: ExplicitSpan] = [:]
+        // A request's scopes take the last columns of the row (or of the nested value's scope); a
+        // query's, the whole row.
+        let trailingEnd = scoping.trailingEnd ?? columnCount
+        var start = scoping.trailing.map { trailingEnd - $0.scoped } ?? scope.lowerBound
+        let end = scoping.trailing == nil ? scope.upperBound : trailingEnd
         for given in scopes {
             guard spans[given.property] == nil else {
                 throw RowScopeError.invalidScope(property: given.property, reason: "is given twice")
@@ -252,19 +271,34 @@ extension RowDecoder {
                 }
                 count = tableColumns.count
             }
-            guard count <= available else {
-                throw RowScopeError.scopeOverrunsRow(property: given.property, wanted: count, available: available)
+            let nestedWidth = try given.nested.reduce(0) { $0 + (try Self.width(of: $1, scoping)) }
+            guard count + nestedWidth <= available else {
+                throw RowScopeError.scopeOverrunsRow(
+                    property: given.property, wanted: count + nestedWidth, available: available)
             }
             if case .table(let table) = given.extent {
                 try check(start, tableColumns, of: table, for: given.property)
             }
-            spans[given.property] = start..<start + Int32(count)
-            start += Int32(count)
+            let span = start..<start + Int32(count + nestedWidth)
+            spans[given.property] = ExplicitSpan(span: span, nested: given.nested, nestedWidth: Int32(nestedWidth))
+            start = span.upperBound
         }
         guard start == end else {
             throw RowScopeError.columnsLeftOver(columns: (start..<end).map(columnName))
         }
         return spans
+    }
+
+    /// How many columns `scope` takes with the scopes nested in it.
+    private static func width(of scope: RowScope, _ scoping: RowScoping) throws -> Int {
+        let own: Int
+        switch scope.extent {
+        case .columns(let count): own = count
+        case .table(let table):
+            own = try scoping.tableColumns(table).count
+            guard own > 0 else { throw RowScopeError.unknownTable(property: scope.property, table: table) }
+        }
+        return try scope.nested.reduce(own) { $0 + (try width(of: $1, scoping)) }
     }
 
     /// Checks that the columns from `start` are `names`, in order, and come from `table` where SQLite

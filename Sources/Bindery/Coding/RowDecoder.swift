@@ -72,7 +72,7 @@ final class RowDecoder: Decoder {
     /// Where the next nested value is expected in ``scopedChildren``.
     var scopedPosition = 0
     /// The scopes given with the query, resolved to column ranges on first use.
-    var explicitSpans: [String: Range<Int32>]?
+    var explicitSpans: [String: ExplicitSpan]?
     /// How the decoded type reads a whole row, found on the first row.
     var topLevelKind: TopLevelKind?
     /// How many rows of a ``ColumnDecodable`` type were checked to decode the same both ways.
@@ -100,10 +100,14 @@ final class RowDecoder: Decoder {
 
     /// A decoder for the nested value `name` of type `type`, reading the columns `scope` of the row that
     /// `parent` reads, whose names start with a prefix of `prefixLength` characters that is not looked up.
-    convenience init(scopeOf parent: RowDecoder, name: String, type: Any.Type, scope: Range<Int32>, prefixLength: Int) {
+    /// Its nested values follow `scoping` when given, the automatic rule otherwise.
+    convenience init(
+        scopeOf parent: RowDecoder, name: String, type: Any.Type, scope: Range<Int32>, prefixLength: Int,
+        scoping: RowScoping? = nil
+    ) {
         self.init(
             handle: parent.handle, options: parent.options, columnCount: parent.columnCount,
-            reprepareCount: parent.reprepareCount, type: type, scoping: parent.scoping?.automatic,
+            reprepareCount: parent.reprepareCount, type: type, scoping: scoping ?? parent.scoping?.automatic,
             scope: scope, scopeName: name, prefixLength: prefixLength)
     }
 

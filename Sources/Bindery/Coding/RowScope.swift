@@ -32,10 +32,20 @@ public struct RowScope: Sendable, Hashable, CustomStringConvertible {
     /// How many columns the scope takes.
     public let extent: Extent
 
+    /// The scopes of values nested in this one (a request's associations included by an association it
+    /// includes), laid end to end after the columns `extent` takes; empty for a scope given with a query.
+    let nested: [RowScope]
+
     /// A scope for `property` taking the columns that `extent` says.
     public init(_ property: String, extent: Extent) {
+        self.init(property, extent: extent, nested: [])
+    }
+
+    /// A scope for `property` taking the columns that `extent` says, followed by the columns of `nested`.
+    init(_ property: String, extent: Extent, nested: [RowScope]) {
         self.property = property
         self.extent = extent
+        self.nested = nested
     }
 
     /// A scope for `property` taking the next `count` columns.

@@ -20,19 +20,32 @@ final class RowScoping {
     /// The values of nested properties fetched before the row (a request's to-many associations), by
     /// property name.
     let prefetched: [String: any PrefetchedValues]
+    /// Where the ``trailing`` columns end: the end of the row (nil), or of the scope of a nested value
+    /// whose own nested values' scopes follow its columns (an association included by an included
+    /// association; see ``nested(_:width:end:)``).
+    let trailingEnd: Int32?
 
     init(
         explicit: [RowScope]? = nil, tableName: @escaping (Any.Type) -> String?,
         tableColumns: @escaping (String) throws -> [String], trailing: (keys: Int32, scoped: Int32)? = nil,
-        prefetched: [String: any PrefetchedValues] = [:]
+        prefetched: [String: any PrefetchedValues] = [:], trailingEnd: Int32? = nil
     ) {
         self.explicit = explicit
         self.tableName = tableName
         self.tableColumns = tableColumns
         self.trailing = trailing
         self.prefetched = prefetched
+        self.trailingEnd = trailingEnd
         self.automaticScoping =
             explicit == nil ? nil : RowScoping(tableName: tableName, tableColumns: tableColumns)
+    }
+
+    /// The scoping of a nested value whose scope ends at column `end` with the columns of `scopes`,
+    /// `width` of them: its own nested values read those, its other properties the columns before.
+    func nested(_ scopes: [RowScope], width: Int32, end: Int32) -> RowScoping {
+        RowScoping(
+            explicit: scopes, tableName: tableName, tableColumns: tableColumns, trailing: (keys: 0, scoped: width),
+            trailingEnd: end)
     }
 
     /// The scoping of values nested in a scope: always the automatic rule (given scopes name the

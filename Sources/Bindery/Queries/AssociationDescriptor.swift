@@ -36,14 +36,21 @@ struct AssociationDescriptor: Sendable {
     var conditions: [SQL] = []
     /// The order of a to-many association's rows in their array.
     var orderings: [SQL] = []
+    /// The alias of the destination table given with ``ToOneAssociation/aliased(_:)``; nil: the key.
+    var tableAlias: String?
+    /// The associations of the destination joined or included with it, in the order given.
+    var children: [AssociationPart] = []
 
     var isToMany: Bool { kind == .hasMany || kind == .hasManyThrough }
 
+    /// The alias of the destination table in a request, unquoted: the one given, or the key.
+    var aliasName: String { tableAlias ?? key }
+
     /// The quoted alias of the destination table in a request.
-    var alias: String { SQL.quote(identifier: key) }
+    var alias: String { SQL.quote(identifier: aliasName) }
 
     /// The quoted alias of the join table in a request.
-    var pivotAlias: String { SQL.quote(identifier: key + ".through") }
+    var pivotAlias: String { SQL.quote(identifier: aliasName + ".through") }
 
     /// The key columns the association gives (its ``ForeignKey``s), without the schema; nil where
     /// some come from the schema.

@@ -23,6 +23,9 @@ public enum AssociationError: Error, Sendable, Hashable, CustomStringConvertible
     /// The request names the association `association` twice (twice the same key): give one of them
     /// another key with `forKey(_:)`.
     case duplicateKey(association: String)
+    /// Two associations of the request, at `first` and `second` (their paths of keys, `book.author`),
+    /// join their tables under the same alias `alias`: give one another alias with `aliased(_:)`.
+    case duplicateAlias(alias: String, first: String, second: String)
     /// The request aggregates its rows (by `group`, `having` or an aggregate in its selection) and
     /// joins the to-many association `association`: a row of its table then stands several times in
     /// a group, and the annotation `annotation` cannot be aggregated over the group exactly. Annotate
@@ -49,6 +52,9 @@ public enum AssociationError: Error, Sendable, Hashable, CustomStringConvertible
                 + " than this connection's limit of \(limit) (SQLITE_LIMIT_VARIABLE_NUMBER)"
         case .duplicateKey(let association):
             return "the request includes \"\(association)\" twice: give one another key with forKey(_:)"
+        case .duplicateAlias(let alias, let first, let second):
+            return "the request joins \"\(first)\" and \"\(second)\" both as \"\(alias)\": give one another alias with"
+                + " aliased(_:)"
         case .annotationOfGroupedJoin(let annotation, let association):
             return "the request groups its rows and joins the to-many association \"\(association)\", so a row"
                 + " can stand several times in one group and \"\(annotation)\" cannot be aggregated over the group"

@@ -149,14 +149,7 @@ extension Connection {
         guard !request.associations.isEmpty else {
             return try body(statement.sql, recordContext.scoping)
         }
-        var scoped = 0
-        for scope in statement.scopes {
-            if case .table(let table) = scope.extent {
-                let columns = try selectedColumns(of: table)
-                guard !columns.isEmpty else { throw RowScopeError.unknownTable(property: scope.property, table: table) }
-                scoped += columns.count
-            }
-        }
+        let scoped = try statement.scopes.reduce(0) { $0 + (try width(of: $1)) }
         let trailing = (keys: Int32(statement.keyColumnCount), scoped: Int32(scoped))
         guard !statement.toMany.isEmpty else {
             return try body(statement.sql, scoping(statement.scopes, trailing: trailing, prefetched: [:]))
@@ -167,6 +160,17 @@ extension Connection {
             let prefetched = try conn.prefetch(statement, trailing: trailing)
             return try body(statement.sql, conn.scoping(statement.scopes, trailing: trailing, prefetched: prefetched))
         }
+    }
+
+    /// How many columns a request's scope takes: its table's, and those of the scopes nested in it.
+    func width(of scope: RowScope) throws -> Int {
+        var width = 0
+        if case .table(let table) = scope.extent {
+            let columns = try selectedColumns(of: table)
+            guard !columns.isEmpty else { throw RowScopeError.unknownTable(property: scope.property, table: table) }
+            width = columns.count
+        }
+        return try scope.nested.reduce(width) { $0 + (try self.width(of: $1)) }
     }
 
     /// The records of each to-many association of `statement`, for all the keys of its rows.
@@ -201,8 +205,8 @@ extension Connection {
         return prefetched
     }
 
-    /// The splitting of a request's rows.
-    private func scoping(
+    /// The splitting of a request's rows (or a to-many association's).
+    func scoping(
         _ scopes: [RowScope], trailing: (keys: Int32, scoped: Int32), prefetched: [String: any PrefetchedValues]
     ) -> RowScoping {
         RowScoping(

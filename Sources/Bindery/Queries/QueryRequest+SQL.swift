@@ -40,10 +40,7 @@ extension QueryRequest {
             toMany.append((part, keys))
         }
         var scopes: [RowScope] = []
-        for part in associations where part.isSelected {
-            sql += SQL(text: ", " + part.descriptor.alias + ".*")
-            scopes.append(.table(part.descriptor.destinationTable, into: part.descriptor.key))
-        }
+        Self.appendSelection(associations, to: &sql, scopes: &scopes)
         sql += try body(resolve, ordered: true)
         return Statement(sql: sql, scopes: scopes, toMany: toMany, keyColumnCount: keyColumnCount)
     }
@@ -183,7 +180,7 @@ extension QueryRequest {
             sql += source.clause
         }
         for part in associations where part.isJoined {
-            sql += try join(part, resolve)
+            sql += try Self.join(part, resolve, parent: baseTable)
         }
         if !conditions.isEmpty {
             sql += " WHERE "
@@ -212,29 +209,84 @@ extension QueryRequest {
         return sql
     }
 
-    /// The JOIN clause (two for a many-to-many association) of an association.
-    private func join(_ part: AssociationPart, _ resolve: KeyResolver) throws -> SQL {
+    /// `, "alias".*` for each association of `parts` that is selected, each followed by those of the
+    /// associations it includes (depth first, the order of the scopes), and the scope of each in
+    /// `scopes`: the associated table's columns, with the scopes of the associations it includes
+    /// nested in it. The associations included by one that is only joined are decoded where it would
+    /// be: their scopes go into `scopes` themselves.
+    static func appendSelection(_ parts: [AssociationPart], to sql: inout SQL, scopes: inout [RowScope]) {
+        for part in parts where part.isJoined {
+            guard part.isSelected else {
+                appendSelection(part.descriptor.children, to: &sql, scopes: &scopes)
+                continue
+            }
+            sql += SQL(text: ", " + part.descriptor.alias + ".*")
+            var nested: [RowScope] = []
+            appendSelection(part.descriptor.children, to: &sql, scopes: &nested)
+            scopes.append(
+                RowScope(part.descriptor.key, extent: .table(part.descriptor.destinationTable), nested: nested))
+        }
+    }
+
+    /// The JOIN clause (two for a many-to-many association) of an association of the table aliased
+    /// `parent` (quoted), followed by those of the associations it joins or includes.
+    ///
+    /// Below a LEFT JOIN every join is a LEFT JOIN (`insideOptional`), and an association required
+    /// there is required of its parent's row instead, by an `EXISTS` in the parent's `ON`: a loan
+    /// whose book has no author keeps a nil book in `Loan.including(optional: Loan.book.including(
+    /// required: Book.author))`. (SQLite's parenthesized joins would say it too, but rename the columns
+    /// of the tables inside: `id:1`.)
+    static func join(_ part: AssociationPart, _ resolve: KeyResolver, parent: String, insideOptional: Bool = false)
+        throws -> SQL
+    {
         let descriptor = part.descriptor
         let keys = try resolve.keys(descriptor)
-        let keyword = part.isOptional ? " LEFT JOIN " : " JOIN "
+        let isLeft = insideOptional || part.isOptional
+        let keyword = isLeft ? " LEFT JOIN " : " JOIN "
         let destination = SQL.quote(identifier: descriptor.destinationTable) + " AS " + descriptor.alias
         var sql: SQL
         if let pivot = descriptor.pivot {
             sql = SQL(
                 text: keyword + SQL.quote(identifier: pivot.table) + " AS " + descriptor.pivotAlias + " ON "
-                    + Self.equal(descriptor.pivotAlias, keys?.pivotOrigin, baseTable, keys?.origin, descriptor)
+                    + Self.equal(descriptor.pivotAlias, keys?.pivotOrigin, parent, keys?.origin, descriptor)
                     + keyword + destination + " ON "
                     + Self.equal(
                         descriptor.alias, keys?.destination, descriptor.pivotAlias, keys?.pivotDestination, descriptor))
         } else {
             sql = SQL(
                 text: keyword + destination + " ON "
-                    + Self.equal(descriptor.alias, keys?.destination, baseTable, keys?.origin, descriptor))
+                    + Self.equal(descriptor.alias, keys?.destination, parent, keys?.origin, descriptor))
         }
         for condition in descriptor.conditions {
             sql += " AND (" + condition + ")"
         }
+        if isLeft {
+            for child in descriptor.children where child.isJoined && !child.isOptional {
+                sql += " AND " + (try exists(child, resolve, parent: descriptor.alias))
+            }
+        }
+        for child in descriptor.children where child.isJoined {
+            sql += try join(child, resolve, parent: descriptor.alias, insideOptional: isLeft)
+        }
         return sql
+    }
+
+    /// `EXISTS(SELECT 1 FROM …)`: whether the row aliased `parent` has the row of the required to-one
+    /// association `part`, with the rows its own required associations require.
+    private static func exists(_ part: AssociationPart, _ resolve: KeyResolver, parent: String) throws -> SQL {
+        let descriptor = part.descriptor
+        let keys = try resolve.keys(descriptor)
+        var sql = SQL(
+            text: "EXISTS(SELECT 1 FROM " + SQL.quote(identifier: descriptor.destinationTable) + " AS "
+                + descriptor.alias + " WHERE "
+                + Self.equal(descriptor.alias, keys?.destination, parent, keys?.origin, descriptor))
+        for condition in descriptor.conditions {
+            sql += " AND (" + condition + ")"
+        }
+        for child in descriptor.children where child.isJoined && !child.isOptional {
+            sql += " AND " + (try exists(child, resolve, parent: descriptor.alias))
+        }
+        return sql + ")"
     }
 
     /// The correlated subquery that computes `expression` over the associated rows of a row.
@@ -244,31 +296,66 @@ extension QueryRequest {
         var text =
             "(SELECT " + expression + " FROM " + SQL.quote(identifier: descriptor.destinationTable)
             + " AS " + descriptor.alias
+        let link: String
         if let pivot = descriptor.pivot {
             text +=
                 " JOIN " + SQL.quote(identifier: pivot.table) + " AS " + descriptor.pivotAlias + " ON "
                 + Self.equal(
                     descriptor.alias, keys?.destination, descriptor.pivotAlias, keys?.pivotDestination, descriptor)
-                + " WHERE "
-                + Self.equal(descriptor.pivotAlias, keys?.pivotOrigin, baseTable, keys?.origin, descriptor)
+            link = Self.equal(descriptor.pivotAlias, keys?.pivotOrigin, baseTable, keys?.origin, descriptor)
         } else {
-            text += " WHERE " + Self.equal(descriptor.alias, keys?.destination, baseTable, keys?.origin, descriptor)
+            link = Self.equal(descriptor.alias, keys?.destination, baseTable, keys?.origin, descriptor)
         }
         var sql = SQL(text: text)
+        // The associations it joins or includes filter the rows counted as they filter its arrays.
+        for child in descriptor.children where child.isJoined {
+            sql += try Self.join(child, resolve, parent: descriptor.alias)
+        }
+        sql += SQL(text: " WHERE " + link)
         for condition in descriptor.conditions {
             sql += " AND (" + condition + ")"
         }
         return sql + ")"
     }
 
-    /// Throws when two associations of the request have the same key (the same alias).
+    /// Throws when two associations decoded into the same value have the same key (they would be one
+    /// property), or two associations anywhere in the request the same table alias.
     private func checkKeys() throws {
-        var seen = Set<FoldedIdentifier>()
-        for part in associations {
-            guard seen.insert(FoldedIdentifier(part.descriptor.key)).inserted else {
-                throw AssociationError.duplicateKey(association: part.descriptor.key)
+        var aliases: [FoldedIdentifier: String] = [:]
+        try Self.checkKeys(associations, path: "", aliases: &aliases)
+    }
+
+    /// Checks the keys of `parts`, decoded into one value (with those of the children of the ones only
+    /// joined), and their aliases against `aliases` (each alias met so far, with the path of its
+    /// association); `path` is that of their parent, `"book."`, empty for the request's own.
+    private static func checkKeys(
+        _ parts: [AssociationPart], path: String, aliases: inout [FoldedIdentifier: String]
+    ) throws {
+        var keys = Set<FoldedIdentifier>()
+        func check(_ parts: [AssociationPart], path: String) throws {
+            for part in parts {
+                let descriptor = part.descriptor
+                guard keys.insert(FoldedIdentifier(descriptor.key)).inserted else {
+                    throw AssociationError.duplicateKey(association: path + descriptor.key)
+                }
+                let fullPath = path + descriptor.key
+                if part.mode == .includeAll {
+                    // Fetched by a query of its own, where only its own aliases are.
+                    var own = [FoldedIdentifier(descriptor.aliasName): fullPath]
+                    try checkKeys(descriptor.children, path: fullPath + ".", aliases: &own)
+                    continue
+                }
+                if let other = aliases.updateValue(fullPath, forKey: FoldedIdentifier(descriptor.aliasName)) {
+                    throw AssociationError.duplicateAlias(alias: descriptor.aliasName, first: other, second: fullPath)
+                }
+                if part.isSelected {
+                    try checkKeys(descriptor.children, path: fullPath + ".", aliases: &aliases)
+                } else {
+                    try check(descriptor.children, path: fullPath + ".")
+                }
             }
         }
+        try check(parts, path: path)
     }
 
     /// Keys that print as a placeholder, for a request printed without a connection.

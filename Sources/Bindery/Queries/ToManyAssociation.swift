@@ -23,6 +23,55 @@ public struct ToManyAssociation<Origin: Record, Destination: Record>: Sendable {
         return Self(descriptor: descriptor)
     }
 
+    /// The same association under another table alias, which its ``column(_:)-(String)`` qualifies
+    /// columns with (see ``ToOneAssociation/aliased(_:)``).
+    public func aliased(_ alias: String) -> Self {
+        var descriptor = self.descriptor
+        descriptor.tableAlias = alias
+        return Self(descriptor: descriptor)
+    }
+
+    /// The same association, each associated record with the record `association` associates to it, by
+    /// an INNER JOIN in the association's own query: associated rows without one are left out. Decode
+    /// the array's elements as a struct with a property for the associated record and one named after
+    /// `association`'s key:
+    ///
+    /// ```swift
+    /// struct BookInfo: Decodable, Sendable { var book: Book; var publisher: Publisher }
+    /// struct AuthorInfo: Decodable, Sendable { var author: Author; var books: [BookInfo] }
+    /// let authors = try conn.fetchAll(
+    ///     AuthorInfo.self, Author.including(all: Author.books.including(required: Book.publisher)))
+    /// ```
+    ///
+    /// The request still runs two queries: its own, and one for all the books with their publishers.
+    public func including<Next>(required association: ToOneAssociation<Destination, Next>) -> Self {
+        adding(association.descriptor, .includeRequired)
+    }
+
+    /// The same association, each associated record with the record `association` associates to it, by
+    /// a LEFT JOIN: a nil when it has none.
+    public func including<Next>(optional association: ToOneAssociation<Destination, Next>) -> Self {
+        adding(association.descriptor, .includeOptional)
+    }
+
+    /// The same association, joined to `association`'s table by an INNER JOIN without selecting its
+    /// columns, to filter or order the associated rows by them.
+    public func joining<Next>(required association: ToOneAssociation<Destination, Next>) -> Self {
+        adding(association.descriptor, .joinRequired)
+    }
+
+    /// The same association, joined to `association`'s table by a LEFT JOIN without selecting its
+    /// columns.
+    public func joining<Next>(optional association: ToOneAssociation<Destination, Next>) -> Self {
+        adding(association.descriptor, .joinOptional)
+    }
+
+    private func adding(_ child: AssociationDescriptor, _ mode: AssociationPart.Mode) -> Self {
+        var descriptor = self.descriptor
+        descriptor.children.append(AssociationPart(descriptor: child, mode: mode))
+        return Self(descriptor: descriptor)
+    }
+
     /// The same association, with only the associated rows matching `condition` (name their columns
     /// with `column(_:)`): in the arrays, the counts and aggregates, and the joins.
     public func filter(_ condition: SQL) -> Self {
@@ -57,12 +106,12 @@ public struct ToManyAssociation<Origin: Record, Destination: Record>: Sendable {
 
     /// A column of the associated table, qualified by the association's alias: `"orders"."Freight"`.
     public func column(_ name: String) -> Column {
-        Column(name, table: key)
+        Column(name, table: descriptor.aliasName)
     }
 
     /// The column a coding key of the destination names, qualified by the association's alias.
     public func column(_ codingKey: some CodingKey) -> Column {
-        Column(codingKey, table: key)
+        Column(codingKey, table: descriptor.aliasName)
     }
 
     /// The number of associated rows, into a property named after the destination type: `orderCount`

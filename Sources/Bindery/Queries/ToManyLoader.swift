@@ -36,8 +36,47 @@ struct ToManyLoader<Destination: Record>: ToManyLoading {
         _ descriptor: AssociationDescriptor, keys: JoinKeys, parentKeys: Set<[SQLiteValue]>, keyColumn: Int32,
         on conn: Connection
     ) throws -> any PrefetchedValues {
-        let groups = ToManyGroups<Destination>(
-            association: descriptor.key, keyColumns: keys.origin, keyColumn: keyColumn)
+        let load = ToManyLoad<Destination>(
+            descriptor: descriptor, keys: keys, parentKeys: Array(parentKeys), keyColumn: keyColumn)
+        guard load.nestedScopes.isEmpty else {
+            // The records include associations of their own: decoded as the property's element type
+            // (`[BookInfo]`), known only when the first row asks for it.
+            return DeferredToManyGroups(load, on: conn)
+        }
+        return try load.run(Destination.self, on: conn)
+    }
+}
+
+/// The rows of one to-many association to fetch for its parents' keys (see ``ToManyLoader``), decoded
+/// as any `Decodable` element: the destination record, or a struct of it and the records of the
+/// to-one associations it includes, which the same statements join.
+struct ToManyLoad<Destination: Record> {
+    let descriptor: AssociationDescriptor
+    let keys: JoinKeys
+    let parentKeys: [[SQLiteValue]]
+    let keyColumn: Int32
+    /// `, "publisher".*` for the associations the association includes, and their scopes.
+    let nestedColumns: SQL
+    let nestedScopes: [RowScope]
+
+    init(descriptor: AssociationDescriptor, keys: JoinKeys, parentKeys: [[SQLiteValue]], keyColumn: Int32) {
+        self.descriptor = descriptor
+        self.keys = keys
+        self.parentKeys = parentKeys
+        self.keyColumn = keyColumn
+        var columns = SQL(text: "")
+        var scopes: [RowScope] = []
+        QueryRequest<Destination>.appendSelection(descriptor.children, to: &columns, scopes: &scopes)
+        nestedColumns = columns
+        nestedScopes = scopes
+    }
+
+    /// Fetches the rows, each decoded as an `Element`, grouped by the parents' keys.
+    func run<Element: Decodable>(_ type: Element.Type, on conn: Connection) throws -> ToManyGroups<Element> {
+        let nested = try nestedWidth(on: conn)
+        let groups = ToManyGroups<Element>(
+            association: descriptor.key, keyColumns: keys.origin, keyColumn: keyColumn,
+            nested: nestedScopes.isEmpty ? nil : (nestedScopes, nested))
         guard !parentKeys.isEmpty else { return groups }
         // The columns that hold the parent's key: the associated table's, or the join table's.
         let links =
@@ -45,16 +84,12 @@ struct ToManyLoader<Destination: Record>: ToManyLoading {
             ? keys.destination.map { descriptor.alias + "." + SQL.quote(identifier: $0) }
             : keys.pivotOrigin.map { descriptor.pivotAlias + "." + SQL.quote(identifier: $0) }
         let valuesAlias = SQL.quote(identifier: "bindery.keys")
-        var head =
-            "SELECT " + descriptor.alias + ".*, " + valuesAlias + ".column1 AS "
-            + SQL.quote(identifier: "bindery.key") + " FROM " + SQL.quote(identifier: descriptor.destinationTable)
-            + " AS " + descriptor.alias
-        if let pivot = descriptor.pivot {
-            head +=
-                " JOIN " + SQL.quote(identifier: pivot.table) + " AS " + descriptor.pivotAlias + " ON "
-                + QueryRequest<Destination>.equal(
-                    descriptor.alias, keys.destination, descriptor.pivotAlias, keys.pivotDestination, descriptor)
-        }
+        let select =
+            SQL(
+                text: "SELECT " + descriptor.alias + ".*, " + valuesAlias + ".column1 AS "
+                    + SQL.quote(identifier: "bindery.key"))
+            + nestedColumns
+        let from = try fromClause(conn)
         // The key column on the left: its collation decides, as in `key IN (…)`.
         let on = links.enumerated().map { index, column in "\(column) = \(valuesAlias).column\(index + 2)" }
             .joined(separator: " AND ")
@@ -65,13 +100,14 @@ struct ToManyLoader<Destination: Record>: ToManyLoading {
         if !descriptor.orderings.isEmpty {
             tail += " ORDER BY " + QueryRequest<Destination>.list(descriptor.orderings)
         }
-        let all = Array(parentKeys)
+        let all = parentKeys
         groups.prepare(all)
         let chunkSize = try Self.chunkSize(
-            keyColumns: links.count, otherParameters: tail.valueCount, on: conn, descriptor: descriptor)
+            keyColumns: links.count, otherParameters: tail.valueCount + from.valueCount, on: conn,
+            descriptor: descriptor)
         if try Self.groupsByExactValue(all, descriptor: descriptor, keys: keys, on: conn) {
             let grouped = try loadByValue(
-                all, links: links, descriptor: descriptor, keys: keys, groups: groups,
+                all, links: links, from: from, groups: groups,
                 chunkSize: Swift.max(1, Swift.min(chunkSize, SQL.listParameterLimit / links.count)), on: conn)
             if grouped { return groups }
             groups.prepare(all)
@@ -83,7 +119,7 @@ struct ToManyLoader<Destination: Record>: ToManyLoading {
             var rows = 1
             while rows < chunk.count { rows <<= 1 }
             rows = Swift.min(rows, chunkSize)
-            var text = head + " JOIN (VALUES "
+            var text = " JOIN (VALUES "
             var values: [any Encodable & Sendable] = []
             values.reserveCapacity(rows * links.count)
             let placeholders = "?" + String(repeating: ", ?", count: links.count - 1)
@@ -96,9 +132,30 @@ struct ToManyLoader<Destination: Record>: ToManyLoading {
                 }
             }
             text += ") AS " + valuesAlias + " ON " + on
-            try groups.add(conn, SQL(text: text, values: values) + tail, groups: chunk.indices)
+            try groups.add(conn, select + from + SQL(text: text, values: values) + tail, groups: chunk.indices)
         }
         return groups
+    }
+
+    /// ` FROM "books" AS "books"`, the join table's join and the joins of the included associations.
+    private func fromClause(_ conn: Connection) throws -> SQL {
+        var from = SQL(
+            text: " FROM " + SQL.quote(identifier: descriptor.destinationTable) + " AS " + descriptor.alias)
+        if let pivot = descriptor.pivot {
+            from += SQL(
+                text: " JOIN " + SQL.quote(identifier: pivot.table) + " AS " + descriptor.pivotAlias + " ON "
+                    + QueryRequest<Destination>.equal(
+                        descriptor.alias, keys.destination, descriptor.pivotAlias, keys.pivotDestination, descriptor))
+        }
+        for child in descriptor.children where child.isJoined {
+            from += try QueryRequest<Destination>.join(child, conn.requestSchema, parent: descriptor.alias)
+        }
+        return from
+    }
+
+    /// How many columns the included associations' scopes take.
+    private func nestedWidth(on conn: Connection) throws -> Int32 {
+        Int32(try nestedScopes.reduce(0) { $0 + (try conn.width(of: $1)) })
     }
 
     /// Whether rows can be grouped with their parents by exact value (see the type's comment): every
@@ -126,26 +183,20 @@ struct ToManyLoader<Destination: Record>: ToManyLoading {
 
     /// Fetches the rows with `key IN (…)` and groups them by exact value; false, with the groups
     /// partly filled, when a row's key is none of the parents' keys exactly.
-    private func loadByValue(
-        _ all: [[SQLiteValue]], links: [String], descriptor: AssociationDescriptor, keys: JoinKeys,
-        groups: ToManyGroups<Destination>, chunkSize: Int, on conn: Connection
+    private func loadByValue<Element>(
+        _ all: [[SQLiteValue]], links: [String], from: SQL, groups: ToManyGroups<Element>, chunkSize: Int,
+        on conn: Connection
     ) throws -> Bool {
         var head = "SELECT " + descriptor.alias + ".*"
         for (index, column) in links.enumerated() {
             head += ", " + column + " AS " + SQL.quote(identifier: "bindery.key.\(index)")
         }
-        head += " FROM " + SQL.quote(identifier: descriptor.destinationTable) + " AS " + descriptor.alias
-        if let pivot = descriptor.pivot {
-            head +=
-                " JOIN " + SQL.quote(identifier: pivot.table) + " AS " + descriptor.pivotAlias + " ON "
-                + QueryRequest<Destination>.equal(
-                    descriptor.alias, keys.destination, descriptor.pivotAlias, keys.pivotDestination, descriptor)
-        }
+        let select = SQL(text: head) + nestedColumns + from
         var start = 0
         while start < all.count {
             let chunk = all[start..<Swift.min(start + chunkSize, all.count)]
             start += chunk.count
-            var sql = SQL(text: head + " WHERE ")
+            var sql = select + " WHERE "
             if links.count == 1 {
                 sql += SQL(text: links[0] + " IN ") + "\(list: chunk.map { $0[0] })"
             } else {
@@ -192,22 +243,26 @@ struct ToManyLoader<Destination: Record>: ToManyLoading {
 /// statement is done: appending row by row to an array of a generic `Destination` held in a dictionary
 /// would look up the array's metadata on every row (callgrind, issue 39: 720 instructions a record of
 /// the Northwind customers' orders).
-final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringConvertible {
+final class ToManyGroups<Destination: Decodable>: PrefetchedValues, CustomStringConvertible {
     let association: String
     /// The parent's key columns, for errors.
     let keyColumns: [String]
     /// The first of the parent row's key columns.
     let keyColumn: Int32
+    /// The scopes of the associations each record includes, and how many columns they take at the end
+    /// of each row (after the row's key); nil when it includes none.
+    let nested: (scopes: [RowScope], width: Int32)?
     /// The group of each key, one-column keys and composite ones.
     private var single: [SQLiteValue: Int] = [:]
     private var composite: [[SQLiteValue]: Int] = [:]
     /// The records of each group, in the order of the keys given to ``prepare(_:)``.
     private var groups: [[Destination]] = []
 
-    init(association: String, keyColumns: [String], keyColumn: Int32) {
+    init(association: String, keyColumns: [String], keyColumn: Int32, nested: (scopes: [RowScope], width: Int32)?) {
         self.association = association
         self.keyColumns = keyColumns
         self.keyColumn = keyColumn
+        self.nested = nested
     }
 
     /// Makes an empty group for each of `keys`, dropping any records added before: a record whose key
@@ -225,14 +280,15 @@ final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringCon
         groups = Array(repeating: [], count: keys.count)
     }
 
-    /// Runs `sql`, whose last column is the position, among the statement's keys, of the key each row
-    /// matched, and adds its records to the groups of those keys: the keys at `range` of ``prepare(_:)``'s,
+    /// Runs `sql`, whose last column (before the included associations' columns) is the position, among
+    /// the statement's keys, of the key each row matched, and adds its records to the groups of those keys: the keys at `range` of ``prepare(_:)``'s,
     /// the statement's first key being the one at `range.lowerBound`.
     func add(_ conn: Connection, _ sql: SQL, groups range: Range<Int>) throws {
         _ = try collect(conn, sql, .position, groups: range)
     }
 
-    /// Runs `sql`, whose last `keyCount` columns are each row's key, and adds its records to the
+    /// Runs `sql`, whose last `keyCount` columns (before the included associations' columns) are each
+    /// row's key, and adds its records to the
     /// groups of their keys, which are among `range` (the positions of the statement's keys in
     /// ``prepare(_:)``'s); false as soon as a row's key is not exactly one of those groups' keys.
     func addByValue(_ conn: Connection, _ sql: SQL, keyCount: Int, groups range: Range<Int>) throws -> Bool {
@@ -263,20 +319,29 @@ final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringCon
         // every row.
         let single = self.single
         let composite = self.composite
+        let keyCount: Int32
+        switch grouping {
+        case .position: keyCount = 1
+        case .value(let count): keyCount = Int32(count)
+        }
+        let scoping = nested.map { conn.scoping($0.scopes, trailing: (keyCount, $0.width), prefetched: [:]) }
+        let nestedWidth = nested?.width ?? 0
         let complete: Bool = try conn.withBoundStatement(sql) { statement in
             guard try statement.step() else { return true }
             let decoder = RowDecoder.attached(
-                to: statement, options: options, for: Destination.self, scoping: conn.recordContext.scoping)
+                to: statement, options: options, for: Destination.self,
+                scoping: scoping ?? conn.recordContext.scoping)
+            let end = statement.columnCount - nestedWidth
             repeat {
                 let group: Int?
                 switch grouping {
                 case .value(keyCount: 1):
-                    group = single[try statement.value(at: statement.columnCount - 1)]
+                    group = single[try statement.value(at: end - 1)]
                 case .value(let keyCount):
-                    let first = statement.columnCount - Int32(keyCount)
+                    let first = end - Int32(keyCount)
                     group = composite[try (0..<Int32(keyCount)).map { try statement.value(at: first + $0) }]
                 case .position:
-                    let last = try statement.value(at: statement.columnCount - 1)
+                    let last = try statement.value(at: end - 1)
                     group = range.lowerBound + (try position(last, among: range.count))
                 }
                 guard let group, range.contains(group) else { return false }
@@ -337,5 +402,50 @@ final class ToManyGroups<Destination: Record>: PrefetchedValues, CustomStringCon
             return .blob(Data(bytes: bytes, count: count))
         default: return .null
         }
+    }
+}
+
+/// The records of a to-many association that includes associations of its own, fetched when the first
+/// row asks for them, as the element type of the property that holds them (`[BookInfo]`, or the
+/// destination record alone: `[Book]`), from the same transaction as the request's rows.
+final class DeferredToManyGroups<Destination: Record>: PrefetchedValues, CustomStringConvertible {
+    private let load: ToManyLoad<Destination>
+    /// Not retained: the scoping that holds these values lives on the connection's statements.
+    private weak var connection: Connection?
+    /// The groups fetched, and the array type they were fetched for.
+    private var fetched: (type: ObjectIdentifier, groups: any PrefetchedValues)?
+
+    init(_ load: ToManyLoad<Destination>, on connection: Connection) {
+        self.load = load
+        self.connection = connection
+    }
+
+    func value<T>(_ type: T.Type, row statement: OpaquePointer) throws -> T? {
+        if let fetched, fetched.type == ObjectIdentifier(T.self) {
+            return try fetched.groups.value(T.self, row: statement)
+        }
+        guard let elements = T.self as? any DecodableElements.Type else { return nil }
+        guard let connection else { throw SQLiteError(code: .misuse, message: "the connection is closed") }
+        let groups = try elements.groups(of: load, on: connection)
+        fetched = (ObjectIdentifier(T.self), groups)
+        return try groups.value(T.self, row: statement)
+    }
+
+    /// `[Destination]`, for errors (any array of a `Decodable` element is fetched).
+    var description: String { "an array of \(Destination.self) or of a Decodable struct that includes it" }
+}
+
+/// An array whose elements a to-many association's rows decode into.
+protocol DecodableElements {
+    /// The rows of `load`, decoded as the array's elements, grouped by their parents' keys.
+    static func groups<Destination: Record>(of load: ToManyLoad<Destination>, on conn: Connection) throws
+        -> any PrefetchedValues
+}
+
+extension Array: DecodableElements where Element: Decodable {
+    static func groups<Destination: Record>(of load: ToManyLoad<Destination>, on conn: Connection) throws
+        -> any PrefetchedValues
+    {
+        try load.run(Element.self, on: conn)
     }
 }

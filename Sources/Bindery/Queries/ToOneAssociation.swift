@@ -24,6 +24,65 @@ public struct ToOneAssociation<Origin: Record, Destination: Record>: Sendable {
         return Self(descriptor: descriptor)
     }
 
+    /// The same association under another table alias, which its ``column(_:)-(String)`` qualifies
+    /// columns with: to join the same table twice, or two associations with the same key at two depths
+    /// of a chain (`Loan.author` and `Loan.book`'s `Book.author`), whose properties keep their names.
+    ///
+    /// ```swift
+    /// let bookAuthor = Book.author.aliased("bookAuthor")
+    /// Loan.all()
+    ///     .including(required: Loan.book.including(required: bookAuthor))
+    ///     .filter("\(bookAuthor.column("country")) = \("FR")")
+    /// ```
+    public func aliased(_ alias: String) -> Self {
+        var descriptor = self.descriptor
+        descriptor.tableAlias = alias
+        return Self(descriptor: descriptor)
+    }
+
+    /// The same association, each associated row with the record `association` associates to it, by an
+    /// INNER JOIN: rows of the request whose associated row has none are left out (or, when this
+    /// association is included with `optional`, keep a nil). Decode the associated value into a struct
+    /// with a property for the associated record (any property of that record's type) and one named
+    /// after `association`'s key:
+    ///
+    /// ```swift
+    /// struct BookInfo: Decodable, Sendable { var book: Book; var author: Author }
+    /// struct LoanInfo: Decodable, Sendable { var loan: Loan; var book: BookInfo }
+    /// let loans = try conn.fetchAll(
+    ///     LoanInfo.self, Loan.including(required: Loan.book.including(required: Book.author)))
+    /// ```
+    ///
+    /// Chains go to any depth in one query, each table under its own alias (the association's key,
+    /// or ``aliased(_:)``'s).
+    public func including<Next>(required association: ToOneAssociation<Destination, Next>) -> Self {
+        adding(association.descriptor, .includeRequired)
+    }
+
+    /// The same association, each associated row with the record `association` associates to it, by a
+    /// LEFT JOIN: a nil when it has none (declare that property optional).
+    public func including<Next>(optional association: ToOneAssociation<Destination, Next>) -> Self {
+        adding(association.descriptor, .includeOptional)
+    }
+
+    /// The same association, joined to `association`'s table by an INNER JOIN without selecting its
+    /// columns, to filter or order by them (``column(_:)-(String)`` of `association`).
+    public func joining<Next>(required association: ToOneAssociation<Destination, Next>) -> Self {
+        adding(association.descriptor, .joinRequired)
+    }
+
+    /// The same association, joined to `association`'s table by a LEFT JOIN without selecting its
+    /// columns.
+    public func joining<Next>(optional association: ToOneAssociation<Destination, Next>) -> Self {
+        adding(association.descriptor, .joinOptional)
+    }
+
+    private func adding(_ child: AssociationDescriptor, _ mode: AssociationPart.Mode) -> Self {
+        var descriptor = self.descriptor
+        descriptor.children.append(AssociationPart(descriptor: child, mode: mode))
+        return Self(descriptor: descriptor)
+    }
+
     /// The same association, joining only the rows matching `condition` (added to its `ON`; name
     /// their columns with `column(_:)`).
     public func filter(_ condition: SQL) -> Self {
@@ -39,11 +98,11 @@ public struct ToOneAssociation<Origin: Record, Destination: Record>: Sendable {
     /// Order.all().joining(required: Order.customer).filter("\(Order.customer.column("Country")) = \("France")")
     /// ```
     public func column(_ name: String) -> Column {
-        Column(name, table: key)
+        Column(name, table: descriptor.aliasName)
     }
 
     /// The column a coding key of the destination names, qualified by the association's alias.
     public func column(_ codingKey: some CodingKey) -> Column {
-        Column(codingKey, table: key)
+        Column(codingKey, table: descriptor.aliasName)
     }
 }

@@ -1,0 +1,442 @@
+import CSQLite
+import Foundation
+import Testing
+
+@testable import Bindery
+
+/// Issue 40, part 1: to-one associations that chain (`Loan.book.including(required: Book.author)`),
+/// to any depth in one query, each table under its own alias.
+@Suite struct ChainedAssociationTests {
+    struct Country: Record, Equatable {
+        static let tableName = "country"
+        var id: Int64
+        var name: String
+    }
+
+    struct Author: Record, Equatable {
+        static let tableName = "author"
+        var id: Int64
+        var name: String
+        var countryId: Int64?
+        static let country = belongsTo(Country.self)
+        static let books = hasMany(Book.self, using: ForeignKey(["authorId"]))
+    }
+
+    struct Publisher: Record, Equatable {
+        static let tableName = "publisher"
+        var id: Int64
+        var name: String
+    }
+
+    struct Book: Record, Equatable {
+        static let tableName = "book"
+        var id: Int64
+        var title: String
+        var authorId: Int64?
+        var translatorId: Int64?
+        var publisherId: Int64?
+        static let publisher = belongsTo(Publisher.self)
+        static let author = belongsTo(Author.self, using: ForeignKey(["authorId"]))
+        static let translator = belongsTo(Author.self, key: "translator", using: ForeignKey(["translatorId"]))
+    }
+
+    struct Loan: Record, Equatable {
+        static let tableName = "loan"
+        var id: Int64
+        var bookId: Int64?
+        var readerId: Int64?
+        static let book = belongsTo(Book.self)
+        /// The reader, an author too: the same key as `Book.author`, one level up.
+        static let reader = belongsTo(Author.self, key: "author", using: ForeignKey(["readerId"]))
+    }
+
+    static let ann = Author(id: 1, name: "Ann", countryId: 1)
+    static let bob = Author(id: 2, name: "Bob", countryId: nil)
+    static let cyd = Author(id: 3, name: "Cyd", countryId: 2)
+    static let france = Country(id: 1, name: "France")
+    static let peru = Country(id: 2, name: "Peru")
+    static let dune = Book(id: 1, title: "Dune", authorId: 1, translatorId: 3, publisherId: 1)
+    static let emma = Book(id: 2, title: "Emma", authorId: 2, translatorId: nil, publisherId: nil)
+    static let anon = Book(id: 3, title: "Anon", authorId: nil, translatorId: nil, publisherId: 2)
+    static let saga = Book(id: 4, title: "Saga", authorId: 1, translatorId: nil, publisherId: 2)
+    static let ace = Publisher(id: 1, name: "Ace")
+    static let tor = Publisher(id: 2, name: "Tor")
+
+    static func library() throws -> Connection {
+        let conn = try Connection.inMemory()
+        try conn.execute(
+            script: """
+                CREATE TABLE country(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL, countryId INTEGER REFERENCES country);
+                CREATE TABLE publisher(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                CREATE TABLE book(id INTEGER PRIMARY KEY, title TEXT NOT NULL,
+                    authorId INTEGER REFERENCES author, translatorId INTEGER REFERENCES author,
+                    publisherId INTEGER REFERENCES publisher);
+                CREATE TABLE loan(id INTEGER PRIMARY KEY, bookId INTEGER REFERENCES book,
+                    readerId INTEGER REFERENCES author);
+                INSERT INTO country VALUES (1, 'France'), (2, 'Peru');
+                INSERT INTO author VALUES (1, 'Ann', 1), (2, 'Bob', NULL), (3, 'Cyd', 2);
+                INSERT INTO publisher VALUES (1, 'Ace'), (2, 'Tor');
+                INSERT INTO book VALUES (1, 'Dune', 1, 3, 1), (2, 'Emma', 2, NULL, NULL), (3, 'Anon', NULL, NULL, 2),
+                    (4, 'Saga', 1, NULL, 2);
+                INSERT INTO loan VALUES (1, 1, 2), (2, 2, 3), (3, 3, 1), (4, NULL, 1), (5, 1, NULL);
+                """)
+        return conn
+    }
+
+    struct AuthorInfo: Decodable, Equatable {
+        var author: Author
+        var country: Country
+    }
+
+    struct BookInfo: Decodable, Equatable {
+        var book: Book
+        var author: AuthorInfo
+    }
+
+    struct LoanInfo: Decodable, Equatable {
+        var loan: Loan
+        var book: BookInfo
+    }
+
+    @Test func aChainOfThreeToOneStepsIsOneQuery() throws {
+        let conn = try Self.library()
+        let request = Loan.including(
+            required: Loan.book.including(required: Book.author.including(required: Author.country))
+        ).order("loan.id")
+        let sql = try conn.sql(for: request).text
+        #expect(
+            sql
+                == #"SELECT "loan".*, "book".*, "author".*, "country".* FROM "loan" JOIN "book" AS "book" ON "book"."id" = "loan"."bookId" JOIN "author" AS "author" ON "author"."id" = "book"."authorId" JOIN "country" AS "country" ON "country"."id" = "author"."countryId" ORDER BY loan.id"#
+        )
+        let loans = try conn.fetchAll(LoanInfo.self, request)
+        let dune = BookInfo(book: Self.dune, author: AuthorInfo(author: Self.ann, country: Self.france))
+        #expect(
+            loans == [
+                LoanInfo(loan: Loan(id: 1, bookId: 1, readerId: 2), book: dune),
+                LoanInfo(loan: Loan(id: 5, bookId: 1, readerId: nil), book: dune),
+            ])
+        // The request's own record type reads its own columns only.
+        #expect(try conn.fetchAll(request).map(\.id) == [1, 5])
+        #expect(try conn.fetchCount(request) == 2)
+    }
+
+    struct OptionalBookInfo: Decodable, Equatable {
+        var book: Book
+        var author: Author
+    }
+
+    struct LoanMaybeBook: Decodable, Equatable {
+        var loan: Loan
+        var book: OptionalBookInfo?
+    }
+
+    @Test func anOptionalStepWithARequiredOneInsideIsNilWhenEitherIsMissing() throws {
+        let conn = try Self.library()
+        let request = Loan.including(optional: Loan.book.including(required: Book.author)).order("loan.id")
+        let sql = try conn.sql(for: request).text
+        #expect(
+            sql.contains(
+                #"LEFT JOIN "book" AS "book" ON "book"."id" = "loan"."bookId" AND EXISTS(SELECT 1 FROM "author" AS "author" WHERE "author"."id" = "book"."authorId") LEFT JOIN "author""#
+            ))
+        let loans = try conn.fetchAll(LoanMaybeBook.self, request)
+        #expect(loans.map(\.loan.id) == [1, 2, 3, 4, 5])
+        #expect(
+            loans.map(\.book) == [
+                OptionalBookInfo(book: Self.dune, author: Self.ann),
+                OptionalBookInfo(book: Self.emma, author: Self.bob),
+                nil,  // Anon has no author: the book is left out with it
+                nil,  // no book
+                OptionalBookInfo(book: Self.dune, author: Self.ann),
+            ])
+    }
+
+    struct BookMaybeAuthor: Decodable, Equatable {
+        var book: Book
+        var author: Author?
+    }
+
+    struct LoanMaybeBookMaybeAuthor: Decodable, Equatable {
+        var loan: Loan
+        var book: BookMaybeAuthor?
+    }
+
+    @Test func optionalStepsKeepEachLevelThatIsThere() throws {
+        let conn = try Self.library()
+        let request = Loan.including(optional: Loan.book.including(optional: Book.author)).order("loan.id")
+        let loans = try conn.fetchAll(LoanMaybeBookMaybeAuthor.self, request)
+        #expect(
+            loans.map(\.book) == [
+                BookMaybeAuthor(book: Self.dune, author: Self.ann), BookMaybeAuthor(book: Self.emma, author: Self.bob),
+                BookMaybeAuthor(book: Self.anon, author: nil), nil, BookMaybeAuthor(book: Self.dune, author: Self.ann),
+            ])
+    }
+
+    struct BookWithTwoAuthors: Decodable, Equatable {
+        var book: Book
+        var author: Author
+        var translator: Author?
+    }
+
+    struct LoanWithReader: Decodable, Equatable {
+        var loan: Loan
+        var author: Author
+        var book: BookWithTwoAuthors
+    }
+
+    @Test func theSameTableThreeTimesNeverMixesColumns() throws {
+        let conn = try Self.library()
+        // Loan.reader and Book.author share the key "author": the second gets its own alias.
+        let bookAuthor = Book.author.aliased("bookAuthor")
+        let request = Loan.including(required: Loan.reader)
+            .including(
+                required: Loan.book.including(required: bookAuthor).including(optional: Book.translator)
+            )
+            .filter("\(bookAuthor.column("name")) <> \(Loan.reader.column("name"))")
+            .order("loan.id")
+        let loans = try conn.fetchAll(LoanWithReader.self, request)
+        #expect(
+            loans == [
+                LoanWithReader(
+                    loan: Loan(id: 1, bookId: 1, readerId: 2), author: Self.bob,
+                    book: BookWithTwoAuthors(book: Self.dune, author: Self.ann, translator: Self.cyd)),
+                LoanWithReader(
+                    loan: Loan(id: 2, bookId: 2, readerId: 3), author: Self.cyd,
+                    book: BookWithTwoAuthors(book: Self.emma, author: Self.bob, translator: nil)),
+            ])
+    }
+
+    @Test func twoTablesUnderOneAliasThrowNamingBoth() throws {
+        let conn = try Self.library()
+        let request = Loan.including(required: Loan.reader).including(
+            required: Loan.book.including(required: Book.author))
+        #expect(throws: AssociationError.duplicateAlias(alias: "author", first: "author", second: "book.author")) {
+            try conn.fetchAll(LoanWithReader.self, request)
+        }
+        #expect(
+            AssociationError.duplicateAlias(alias: "author", first: "author", second: "book.author").description
+                .contains("aliased(_:)"))
+    }
+
+    @Test func twoAssociationsWithOneKeyInOneValueThrowNamingThePath() throws {
+        let conn = try Self.library()
+        let twice = Loan.book.including(required: Book.author).including(optional: Book.author.aliased("other"))
+        #expect(throws: AssociationError.duplicateKey(association: "book.author")) {
+            try conn.fetchAll(LoanInfo.self, Loan.including(required: twice))
+        }
+    }
+
+    struct LoanAndAuthor: Decodable, Equatable {
+        var loan: Loan
+        var author: Author
+    }
+
+    @Test func aJoinedStepLeavesWhatItIncludesToTheLevelAbove() throws {
+        let conn = try Self.library()
+        let request = Loan.all()
+            .joining(required: Loan.book.including(required: Book.author))
+            .filter("\(Loan.book.column("title")) = \("Emma")")
+        #expect(
+            try conn.fetchAll(LoanAndAuthor.self, request) == [
+                LoanAndAuthor(loan: Loan(id: 2, bookId: 2, readerId: 3), author: Self.bob)
+            ])
+    }
+
+    @Test func joinedStepsFilterCountAndDelete() throws {
+        let conn = try Self.library()
+        let french = Loan.all()
+            .joining(required: Loan.book.joining(required: Book.author.joining(required: Author.country)))
+            .filter("\(Author.country.column("name")) = \("France")")
+        #expect(try conn.fetchAll(french.order("loan.id")).map(\.id) == [1, 5])
+        #expect(try conn.fetchCount(french) == 2)
+        #expect(try conn.exists(french))
+        #expect(try conn.deleteAll(french) == 2)
+        #expect(try conn.fetchAll(Loan.all().order("id")).map(\.id) == [2, 3, 4])
+    }
+
+    struct BookInfoMisnamed: Decodable {
+        var book: Book
+        var writer: Author
+    }
+
+    struct LoanMisnamed: Decodable {
+        var loan: Loan
+        var book: BookInfoMisnamed
+    }
+
+    @Test func aPropertyThatNoStepFillsThrowsNamingIt() throws {
+        let conn = try Self.library()
+        let request = Loan.including(required: Loan.book.including(required: Book.author))
+        do {
+            _ = try conn.fetchAll(LoanMisnamed.self, request)
+            Issue.record("decoded a property that no association fills")
+        } catch let error as RowScopeError {
+            #expect("\(error)".contains("writer"))
+        }
+    }
+
+    @Test func aNestedAssociationsFilterGoesIntoItsJoin() throws {
+        let conn = try Self.library()
+        let request = Loan.including(
+            optional: Loan.book.including(optional: Book.author.filter("\(Book.author.column("name")) = \("Ann")"))
+        ).order("loan.id")
+        let loans = try conn.fetchAll(LoanMaybeBookMaybeAuthor.self, request)
+        #expect(loans.map { $0.book?.author?.name } == ["Ann", nil, nil, nil, "Ann"])
+        #expect(loans.map { $0.book?.book.title } == ["Dune", "Emma", "Anon", nil, "Dune"])
+    }
+
+    @Test func aRequestPrintedWithoutAConnectionShowsEachStep() {
+        let request = Loan.including(required: Loan.book.including(required: Book.author))
+        #expect(request.description.contains(#"JOIN "author" AS "author" ON "author"."id" = "book"."authorId""#))
+    }
+
+    // MARK: To-one steps inside a to-many one
+
+    struct BookAndPublisher: Decodable, Equatable {
+        var book: Book
+        var publisher: Publisher
+    }
+
+    struct AuthorBooks: Decodable, Equatable {
+        var author: Author
+        var books: [BookAndPublisher]
+    }
+
+    @Test func aToManyStepIncludesToOneStepsInItsOwnQuery() throws {
+        let conn = try Self.library()
+        let books = Author.books.including(required: Book.publisher).order("\(Author.books.column("title"))")
+        let authors = try conn.fetchAll(AuthorBooks.self, Author.including(all: books).order("author.id"))
+        #expect(
+            authors == [
+                AuthorBooks(
+                    author: Self.ann,
+                    books: [
+                        BookAndPublisher(book: Self.dune, publisher: Self.ace),
+                        BookAndPublisher(book: Self.saga, publisher: Self.tor),
+                    ]),
+                // Emma has no publisher: the required step leaves it out.
+                AuthorBooks(author: Self.bob, books: []),
+                AuthorBooks(author: Self.cyd, books: []),
+            ])
+        // The same request into the books alone.
+        struct AuthorBookRecords: Decodable, Equatable {
+            var author: Author
+            var books: [Book]
+        }
+        #expect(
+            try conn.fetchAll(AuthorBookRecords.self, Author.including(all: books).order("author.id")).map(\.books)
+                == [[Self.dune, Self.saga], [], []])
+    }
+
+    struct BookMaybePublisherAndCountry: Decodable, Equatable {
+        var book: Book
+        var publisher: Publisher?
+    }
+
+    struct AuthorAllBooks: Decodable, Equatable {
+        var author: Author
+        var country: Country?
+        var books: [BookMaybePublisherAndCountry]
+    }
+
+    @Test func optionalStepsInsideAToManyOneKeepEveryRecord() throws {
+        let conn = try Self.library()
+        let books = Author.books.including(optional: Book.publisher).order("\(Author.books.column("id"))")
+        let request = Author.including(all: books).including(optional: Author.country).order("author.id")
+        let authors = try conn.fetchAll(AuthorAllBooks.self, request)
+        #expect(authors.map(\.country) == [Self.france, nil, Self.peru])
+        #expect(
+            authors.map(\.books) == [
+                [
+                    BookMaybePublisherAndCountry(book: Self.dune, publisher: Self.ace),
+                    BookMaybePublisherAndCountry(book: Self.saga, publisher: Self.tor),
+                ],
+                [BookMaybePublisherAndCountry(book: Self.emma, publisher: nil)], [],
+            ])
+    }
+
+    @Test func aToManyStepsJoinedStepFiltersItsRecordsAndItsCount() throws {
+        let conn = try Self.library()
+        let torBooks = Author.books.joining(
+            required: Book.publisher.filter("\(Book.publisher.column("name")) = \("Tor")"))
+        struct AuthorTorBooks: Decodable, Equatable {
+            var author: Author
+            var books: [Book]
+            var bookCount: Int
+        }
+        let authors = try conn.fetchAll(
+            AuthorTorBooks.self, Author.including(all: torBooks).annotated(with: torBooks.count).order("author.id"))
+        #expect(authors.map(\.books) == [[Self.saga], [], []])
+        #expect(authors.map(\.bookCount) == [1, 0, 0])
+    }
+
+    @Test func aToManyStepsAliasesAreItsQuerysOwn() throws {
+        let conn = try Self.library()
+        // "author" names the request's table and a table of the books' query: two queries, no clash.
+        struct BookWithAuthor: Decodable, Equatable {
+            var book: Book
+            var author: Author
+        }
+        struct AuthorAndBooks: Decodable, Equatable {
+            var author: Author
+            var books: [BookWithAuthor]
+        }
+        let books = Author.books.including(required: Book.author).order("\(Author.books.column("id"))")
+        let authors = try conn.fetchAll(AuthorAndBooks.self, Author.including(all: books).order("author.id"))
+        #expect(
+            authors[0].books == [
+                BookWithAuthor(book: Self.dune, author: Self.ann), BookWithAuthor(book: Self.saga, author: Self.ann),
+            ])
+        // Two steps of the books' query under one alias still throw.
+        let twice = Author.books.including(required: Book.author).including(optional: Book.translator.aliased("author"))
+        #expect(
+            throws: AssociationError.duplicateAlias(alias: "author", first: "books.author", second: "books.translator")
+        ) {
+            try conn.fetchAll(AuthorAndBooks.self, Author.including(all: twice))
+        }
+    }
+
+    @Test func aToManyStepIntoTheWrongElementTypeThrowsNamingIt() throws {
+        let conn = try Self.library()
+        struct Wrong: Decodable {
+            var author: Author
+            var books: [String: Int]
+        }
+        let books = Author.books.including(required: Book.publisher)
+        #expect(throws: DecodingError.self) {
+            try conn.fetchAll(Wrong.self, Author.including(all: books))
+        }
+    }
+
+    @Test func aToManyStepRunsOneQueryForAllItsRecordsWithTheirSteps() throws {
+        let conn = try Self.library()
+        try conn.execute(
+            script: """
+                WITH RECURSIVE n(i) AS (SELECT 10 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
+                INSERT INTO author SELECT i, 'A' || i, 1 FROM n;
+                WITH RECURSIVE n(i) AS (SELECT 10 UNION ALL SELECT i + 1 FROM n WHERE i < 900)
+                INSERT INTO book SELECT i, 'B' || i, 10 + i % 291, NULL, 1 + i % 2 FROM n;
+                """)
+        final class Log { var sql: [String] = [] }
+        let log = Log()
+        sqlite3_trace_v2(
+            conn.handle, UInt32(SQLITE_TRACE_STMT),
+            { _, context, statement, _ in
+                guard let context, let statement, let text = sqlite3_sql(OpaquePointer(statement)) else { return 0 }
+                Unmanaged<Log>.fromOpaque(context).takeUnretainedValue().sql.append(String(cString: text))
+                return 0
+            }, Unmanaged.passUnretained(log).toOpaque())
+        defer { sqlite3_trace_v2(conn.handle, 0, nil, nil) }
+        let books = Author.books.including(required: Book.publisher)
+        let authors = try withExtendedLifetime(log) {
+            try conn.fetchAll(AuthorBooks.self, Author.including(all: books).order("author.id"))
+        }
+        #expect(authors.count == 294)
+        #expect(authors.map(\.books.count).reduce(0, +) == 893)
+        for info in authors {
+            #expect(
+                info.books.allSatisfy { $0.book.authorId == info.author.id && $0.publisher.id == $0.book.publisherId })
+        }
+        #expect(log.sql.filter { $0.contains(#"SELECT "books".*"#) }.count == 1)
+    }
+}
