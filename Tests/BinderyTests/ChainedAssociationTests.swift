@@ -36,8 +36,16 @@ import Testing
         var translatorId: Int64?
         var publisherId: Int64?
         static let publisher = belongsTo(Publisher.self)
+        static let reviews = hasMany(Review.self)
         static let author = belongsTo(Author.self, using: ForeignKey(["authorId"]))
         static let translator = belongsTo(Author.self, key: "translator", using: ForeignKey(["translatorId"]))
+    }
+
+    struct Review: Record, Equatable {
+        static let tableName = "review"
+        var id: Int64
+        var bookId: Int64
+        var stars: Int
     }
 
     struct Loan: Record, Equatable {
@@ -79,6 +87,8 @@ import Testing
                 INSERT INTO publisher VALUES (1, 'Ace'), (2, 'Tor');
                 INSERT INTO book VALUES (1, 'Dune', 1, 3, 1), (2, 'Emma', 2, NULL, NULL), (3, 'Anon', NULL, NULL, 2),
                     (4, 'Saga', 1, NULL, 2);
+                CREATE TABLE review(id INTEGER PRIMARY KEY, bookId INTEGER NOT NULL REFERENCES book, stars INTEGER NOT NULL);
+                INSERT INTO review VALUES (1, 1, 5), (2, 1, 3), (3, 2, 4), (4, 4, 1);
                 INSERT INTO loan VALUES (1, 1, 2), (2, 2, 3), (3, 3, 1), (4, NULL, 1), (5, 1, NULL);
                 """)
         return conn
@@ -438,5 +448,92 @@ import Testing
                 info.books.allSatisfy { $0.book.authorId == info.author.id && $0.publisher.id == $0.book.publisherId })
         }
         #expect(log.sql.filter { $0.contains(#"SELECT "books".*"#) }.count == 1)
+    }
+
+    // MARK: To-many steps inside other steps
+
+    static let r1 = Review(id: 1, bookId: 1, stars: 5)
+    static let r2 = Review(id: 2, bookId: 1, stars: 3)
+    static let r3 = Review(id: 3, bookId: 2, stars: 4)
+    static let r4 = Review(id: 4, bookId: 4, stars: 1)
+
+    struct BookReviews: Decodable, Equatable {
+        var book: Book
+        var reviews: [Review]
+    }
+
+    struct LoanBookReviews: Decodable, Equatable {
+        var loan: Loan
+        var book: BookReviews?
+    }
+
+    @Test func aToManyStepInsideAToOneOne() throws {
+        let conn = try Self.library()
+        let reviews = Book.reviews.order("\(Book.reviews.column("id"))")
+        let request = Loan.including(optional: Loan.book.including(all: reviews)).order("loan.id")
+        let loans = try conn.fetchAll(LoanBookReviews.self, request)
+        #expect(
+            loans.map(\.book) == [
+                BookReviews(book: Self.dune, reviews: [Self.r1, Self.r2]),
+                BookReviews(book: Self.emma, reviews: [Self.r3]),
+                BookReviews(book: Self.anon, reviews: []), nil,
+                BookReviews(book: Self.dune, reviews: [Self.r1, Self.r2]),
+            ])
+        // Joined only: the reviews decode where the book would have.
+        struct LoanReviews: Decodable, Equatable {
+            var loan: Loan
+            var reviews: [Review]
+        }
+        let joined = try conn.fetchAll(
+            LoanReviews.self, Loan.joining(required: Loan.book.including(all: reviews)).order("loan.id"))
+        #expect(joined.map(\.reviews.count) == [2, 1, 0, 2])
+    }
+
+    struct BookEverything: Decodable, Equatable {
+        var book: Book
+        var publisher: Publisher?
+        var reviews: [Review]
+    }
+
+    struct AuthorEverything: Decodable, Equatable {
+        var author: Author
+        var books: [BookEverything]
+    }
+
+    @Test func aToManyStepInsideAToManyOneIsOneMoreQueryForAllTheRecords() throws {
+        let conn = try Self.library()
+        let reviews = Book.reviews.order("\(Book.reviews.column("stars")) DESC")
+        let books = Author.books.including(optional: Book.publisher).including(all: reviews)
+            .order("\(Author.books.column("id"))")
+        let authors = try conn.fetchAll(AuthorEverything.self, Author.including(all: books).order("author.id"))
+        #expect(
+            authors == [
+                AuthorEverything(
+                    author: Self.ann,
+                    books: [
+                        BookEverything(book: Self.dune, publisher: Self.ace, reviews: [Self.r1, Self.r2]),
+                        BookEverything(book: Self.saga, publisher: Self.tor, reviews: [Self.r4]),
+                    ]),
+                AuthorEverything(
+                    author: Self.bob, books: [BookEverything(book: Self.emma, publisher: nil, reviews: [Self.r3])]),
+                AuthorEverything(author: Self.cyd, books: []),
+            ])
+    }
+
+    struct CountryEverything: Decodable, Equatable {
+        var country: Country
+        var authors: [AuthorEverything]
+    }
+
+    @Test func aChainOfThreeToManySteps() throws {
+        let conn = try Self.library()
+        let books = Author.books.including(optional: Book.publisher).including(all: Book.reviews)
+            .order("\(Author.books.column("id"))")
+        let authors = Country.hasMany(Author.self).including(all: books)
+        let countries = try conn.fetchAll(CountryEverything.self, Country.including(all: authors).order("country.id"))
+        #expect(countries.map(\.country) == [Self.france, Self.peru])
+        #expect(countries.map { $0.authors.map(\.author) } == [[Self.ann], [Self.cyd]])
+        #expect(countries[0].authors[0].books.map(\.reviews.count) == [2, 1])
+        #expect(countries[1].authors[0].books.isEmpty)
     }
 }

@@ -59,7 +59,7 @@ extension RowDecoder {
     /// the path of every nested value.
     @inline(__always)
     private func prefetchedSource<Key: CodingKey>(_ key: Key) -> (any PrefetchedValues)? {
-        guard let scoping, !scoping.prefetched.isEmpty, scopeName == nil else { return nil }
+        guard let scoping, !scoping.prefetched.isEmpty else { return nil }
         return scoping.prefetched[key.stringValue]
     }
 
@@ -178,10 +178,12 @@ extension RowDecoder {
                 return nil
             }
             guard isKeyed else { throw RowScopeError.notKeyed(property: key, type: "\(T.self)") }
-            guard !given.nested.isEmpty else { return (given.span, 0, nil) }
             // Its own columns come first, then those of the values nested in it.
-            let own = given.span.lowerBound..<given.span.upperBound - given.nestedWidth
-            return (own, 0, scoping.nested(given.nested, width: given.nestedWidth, end: given.span.upperBound))
+            guard
+                let nested = scoping.nested(
+                    key, given.nested, width: given.nestedWidth, end: given.span.upperBound)
+            else { return (given.span, 0, nil) }
+            return (given.span.lowerBound..<given.span.upperBound - given.nestedWidth, 0, nested)
         }
         return try unscopedSpan(key, for: T.self, isKeyed: isKeyed, scoping).map { ($0.span, $0.prefixLength, nil) }
     }

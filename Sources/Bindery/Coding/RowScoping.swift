@@ -40,12 +40,20 @@ final class RowScoping {
             explicit == nil ? nil : RowScoping(tableName: tableName, tableColumns: tableColumns)
     }
 
-    /// The scoping of a nested value whose scope ends at column `end` with the columns of `scopes`,
-    /// `width` of them: its own nested values read those, its other properties the columns before.
-    func nested(_ scopes: [RowScope], width: Int32, end: Int32) -> RowScoping {
-        RowScoping(
+    /// The scoping of the nested value `property`, whose scope ends at column `end` with the columns of
+    /// `scopes`, `width` of them: its own nested values read those (or the values fetched for them, whose
+    /// paths start with `property`), its other properties the columns before. Nil when it has neither
+    /// (the automatic rule then applies).
+    func nested(_ property: String, _ scopes: [RowScope], width: Int32, end: Int32) -> RowScoping? {
+        let prefix = property + "."
+        var values: [String: any PrefetchedValues] = [:]
+        for (path, value) in prefetched where path.hasPrefix(prefix) {
+            values[String(path.dropFirst(prefix.count))] = value
+        }
+        guard !scopes.isEmpty || !values.isEmpty else { return nil }
+        return RowScoping(
             explicit: scopes, tableName: tableName, tableColumns: tableColumns, trailing: (keys: 0, scoped: width),
-            trailingEnd: end)
+            prefetched: values, trailingEnd: end)
     }
 
     /// The scoping of values nested in a scope: always the automatic rule (given scopes name the

@@ -177,14 +177,23 @@ extension Connection {
     private func prefetch(_ statement: QueryRequest<some Record>.Statement, trailing: (keys: Int32, scoped: Int32))
         throws -> [String: any PrefetchedValues]
     {
-        var keys = [Set<[SQLiteValue]>](repeating: [], count: statement.toMany.count)
+        try prefetch(statement.toMany, rowsOf: statement.sql, scopedWidth: trailing.scoped)
+    }
+
+    /// The records of each of `steps`, by path, for all the keys that the rows of `sql` hold in the
+    /// steps' key columns: the last before the `scopedWidth` columns of included associations.
+    func prefetch(
+        _ steps: [(step: AssociationLayout.ToManyStep, keys: JoinKeys)], rowsOf sql: SQL, scopedWidth: Int32
+    ) throws -> [String: any PrefetchedValues] {
+        let keyCount = steps.reduce(0) { $0 + Int32($1.keys.origin.count) }
+        var keys = [Set<[SQLiteValue]>](repeating: [], count: steps.count)
         var firstKeyColumn: Int32 = 0
-        try withBoundStatement(statement.sql) { rows in
-            firstKeyColumn = rows.columnCount - trailing.scoped - trailing.keys
+        try withBoundStatement(sql) { rows in
+            firstKeyColumn = rows.columnCount - scopedWidth - keyCount
             while try rows.step() {
                 var column = firstKeyColumn
-                for index in statement.toMany.indices {
-                    let count = statement.toMany[index].keys.origin.count
+                for index in steps.indices {
+                    let count = steps[index].keys.origin.count
                     let key = try (0..<Int32(count)).map { try rows.value(at: column + $0) }
                     column += Int32(count)
                     // A NULL key matches no row.
@@ -196,10 +205,10 @@ extension Connection {
         }
         var prefetched: [String: any PrefetchedValues] = [:]
         var column = firstKeyColumn
-        for (index, (part, joinKeys)) in statement.toMany.enumerated() {
-            guard let loader = part.loader else { continue }
-            prefetched[part.descriptor.key] = try loader.load(
-                part.descriptor, keys: joinKeys, parentKeys: keys[index], keyColumn: column, on: self)
+        for (index, (step, joinKeys)) in steps.enumerated() {
+            guard let loader = step.part.loader else { continue }
+            prefetched[step.path] = try loader.load(
+                step.part.descriptor, keys: joinKeys, parentKeys: keys[index], keyColumn: column, on: self)
             column += Int32(joinKeys.origin.count)
         }
         return prefetched

@@ -117,6 +117,21 @@ extension Record {
     {
         all().including(all: association)
     }
+
+    /// A request for every row that has an associated row, its table joined by an INNER JOIN:
+    /// `Order.joining(required: Order.customer)` is `Order.all().joining(required: Order.customer)`.
+    public static func joining<Destination>(required association: ToOneAssociation<Self, Destination>)
+        -> QueryRequest<Self>
+    {
+        all().joining(required: association)
+    }
+
+    /// A request for every row, the associated table joined by a LEFT JOIN.
+    public static func joining<Destination>(optional association: ToOneAssociation<Self, Destination>)
+        -> QueryRequest<Self>
+    {
+        all().joining(optional: association)
+    }
 }
 
 /// An association as a request uses it.

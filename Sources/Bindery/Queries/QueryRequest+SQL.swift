@@ -8,9 +8,9 @@ extension QueryRequest {
         var sql: SQL
         /// A scope for each included to-one association, in row order, after the other columns.
         var scopes: [RowScope]
-        /// Each included to-many association, with its keys, in the order of its key columns, which
-        /// stand just before the scoped columns.
-        var toMany: [(part: AssociationPart, keys: JoinKeys)]
+        /// Each included to-many association at any depth, with its keys, in the order of its key
+        /// columns, which stand just before the scoped columns.
+        var toMany: [(step: AssociationLayout.ToManyStep, keys: JoinKeys)]
         /// How many key columns of to-many associations the row has.
         var keyColumnCount: Int
     }
@@ -25,24 +25,14 @@ extension QueryRequest {
         var sql = SQL(text: isDistinct ? "SELECT DISTINCT " : "SELECT ")
         sql += selection ?? SQL(text: baseTable + ".*")
         sql += try annotationColumns(resolve)
-        var toMany: [(part: AssociationPart, keys: JoinKeys)] = []
-        var keyColumnCount = 0
-        for part in associations where part.mode == .includeAll {
-            let resolved = try resolve.keys(part.descriptor)
-            let keys = resolved ?? placeholderKeys(part.descriptor)
-            for (index, column) in keys.origin.enumerated() {
-                let alias = SQL.quote(identifier: "bindery.key.\(part.descriptor.key).\(index)")
-                // A placeholder is printed as it is, not as a quoted column name.
-                let selected = resolved == nil ? column : baseTable + "." + SQL.quote(identifier: column)
-                sql += SQL(text: ", \(selected) AS \(alias)")
-            }
-            keyColumnCount += keys.origin.count
-            toMany.append((part, keys))
-        }
-        var scopes: [RowScope] = []
-        Self.appendSelection(associations, to: &sql, scopes: &scopes)
+        let layout = AssociationLayout(associations, parentAlias: baseTable)
+        let keyColumns = try layout.keyColumns(resolve)
+        sql += keyColumns.sql
+        sql += layout.scopedColumns
         sql += try body(resolve, ordered: true)
-        return Statement(sql: sql, scopes: scopes, toMany: toMany, keyColumnCount: keyColumnCount)
+        return Statement(
+            sql: sql, scopes: layout.scopes, toMany: Array(zip(layout.toMany, keyColumns.keys)),
+            keyColumnCount: keyColumns.count)
     }
 
     /// What ``RequestMemo`` compares besides the fragments' texts, for the request run with `limit` and
@@ -209,25 +199,6 @@ extension QueryRequest {
         return sql
     }
 
-    /// `, "alias".*` for each association of `parts` that is selected, each followed by those of the
-    /// associations it includes (depth first, the order of the scopes), and the scope of each in
-    /// `scopes`: the associated table's columns, with the scopes of the associations it includes
-    /// nested in it. The associations included by one that is only joined are decoded where it would
-    /// be: their scopes go into `scopes` themselves.
-    static func appendSelection(_ parts: [AssociationPart], to sql: inout SQL, scopes: inout [RowScope]) {
-        for part in parts where part.isJoined {
-            guard part.isSelected else {
-                appendSelection(part.descriptor.children, to: &sql, scopes: &scopes)
-                continue
-            }
-            sql += SQL(text: ", " + part.descriptor.alias + ".*")
-            var nested: [RowScope] = []
-            appendSelection(part.descriptor.children, to: &sql, scopes: &nested)
-            scopes.append(
-                RowScope(part.descriptor.key, extent: .table(part.descriptor.destinationTable), nested: nested))
-        }
-    }
-
     /// The JOIN clause (two for a many-to-many association) of an association of the table aliased
     /// `parent` (quoted), followed by those of the associations it joins or includes.
     ///
@@ -356,11 +327,6 @@ extension QueryRequest {
             }
         }
         try check(parts, path: path)
-    }
-
-    /// Keys that print as a placeholder, for a request printed without a connection.
-    private func placeholderKeys(_ descriptor: AssociationDescriptor) -> JoinKeys {
-        JoinKeys(origin: ["<the key columns of \(descriptor.schemaKeyDescription)>"], destination: [])
     }
 
     /// `"a"."x" = "b"."y" AND …`, or a placeholder saying where the keys come from when they are not

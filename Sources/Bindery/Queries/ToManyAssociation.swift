@@ -66,6 +66,22 @@ public struct ToManyAssociation<Origin: Record, Destination: Record>: Sendable {
         adding(association.descriptor, .joinOptional)
     }
 
+    /// The same association, each associated record with all the records `association` associates to
+    /// it, into an array property named after its key: one more query for all of them, whatever the
+    /// number of rows, as for the request's own to-many associations.
+    ///
+    /// ```swift
+    /// struct BookInfo: Decodable, Sendable { var book: Book; var reviews: [Review] }
+    /// struct AuthorInfo: Decodable, Sendable { var author: Author; var books: [BookInfo] }
+    /// let authors = try conn.fetchAll(AuthorInfo.self, Author.including(all: Author.books.including(all: Book.reviews)))
+    /// ```
+    public func including<Next>(all association: ToManyAssociation<Destination, Next>) -> Self {
+        var descriptor = self.descriptor
+        descriptor.children.append(
+            AssociationPart(descriptor: association.descriptor, mode: .includeAll, loader: ToManyLoader<Next>()))
+        return Self(descriptor: descriptor)
+    }
+
     private func adding(_ child: AssociationDescriptor, _ mode: AssociationPart.Mode) -> Self {
         var descriptor = self.descriptor
         descriptor.children.append(AssociationPart(descriptor: child, mode: mode))

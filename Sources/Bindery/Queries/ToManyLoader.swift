@@ -38,7 +38,7 @@ struct ToManyLoader<Destination: Record>: ToManyLoading {
     ) throws -> any PrefetchedValues {
         let load = ToManyLoad<Destination>(
             descriptor: descriptor, keys: keys, parentKeys: Array(parentKeys), keyColumn: keyColumn)
-        guard load.nestedScopes.isEmpty else {
+        guard load.layout.isEmpty else {
             // The records include associations of their own: decoded as the property's element type
             // (`[BookInfo]`), known only when the first row asks for it.
             return DeferredToManyGroups(load, on: conn)
@@ -48,35 +48,35 @@ struct ToManyLoader<Destination: Record>: ToManyLoading {
 }
 
 /// The rows of one to-many association to fetch for its parents' keys (see ``ToManyLoader``), decoded
-/// as any `Decodable` element: the destination record, or a struct of it and the records of the
-/// to-one associations it includes, which the same statements join.
+/// as any `Decodable` element: the destination record, or a struct of it and what it includes: the
+/// records of to-one associations, which the same statements join, and of to-many ones, which one
+/// more query a statement fetches (the rows are then read twice, as a request's are).
 struct ToManyLoad<Destination: Record> {
     let descriptor: AssociationDescriptor
     let keys: JoinKeys
     let parentKeys: [[SQLiteValue]]
     let keyColumn: Int32
-    /// `, "publisher".*` for the associations the association includes, and their scopes.
-    let nestedColumns: SQL
-    let nestedScopes: [RowScope]
+    /// What the rows select for the associations the association includes.
+    let layout: AssociationLayout
 
     init(descriptor: AssociationDescriptor, keys: JoinKeys, parentKeys: [[SQLiteValue]], keyColumn: Int32) {
         self.descriptor = descriptor
         self.keys = keys
         self.parentKeys = parentKeys
         self.keyColumn = keyColumn
-        var columns = SQL(text: "")
-        var scopes: [RowScope] = []
-        QueryRequest<Destination>.appendSelection(descriptor.children, to: &columns, scopes: &scopes)
-        nestedColumns = columns
-        nestedScopes = scopes
+        self.layout = AssociationLayout(descriptor.children, parentAlias: descriptor.alias)
     }
 
     /// Fetches the rows, each decoded as an `Element`, grouped by the parents' keys.
     func run<Element: Decodable>(_ type: Element.Type, on conn: Connection) throws -> ToManyGroups<Element> {
-        let nested = try nestedWidth(on: conn)
+        let nestedKeys = try layout.keyColumns(conn.requestSchema)
+        let nestedColumns = nestedKeys.sql + layout.scopedColumns
+        let nesting = ToManyNesting(
+            scopes: layout.scopes, width: try nestedWidth(on: conn), keyCount: Int32(nestedKeys.count),
+            steps: Array(zip(layout.toMany, nestedKeys.keys)))
         let groups = ToManyGroups<Element>(
             association: descriptor.key, keyColumns: keys.origin, keyColumn: keyColumn,
-            nested: nestedScopes.isEmpty ? nil : (nestedScopes, nested))
+            nested: layout.isEmpty ? nil : nesting)
         guard !parentKeys.isEmpty else { return groups }
         // The columns that hold the parent's key: the associated table's, or the join table's.
         let links =
@@ -107,7 +107,7 @@ struct ToManyLoad<Destination: Record> {
             descriptor: descriptor)
         if try Self.groupsByExactValue(all, descriptor: descriptor, keys: keys, on: conn) {
             let grouped = try loadByValue(
-                all, links: links, from: from, groups: groups,
+                all, links: links, nestedColumns: nestedColumns, from: from, groups: groups,
                 chunkSize: Swift.max(1, Swift.min(chunkSize, SQL.listParameterLimit / links.count)), on: conn)
             if grouped { return groups }
             groups.prepare(all)
@@ -155,7 +155,7 @@ struct ToManyLoad<Destination: Record> {
 
     /// How many columns the included associations' scopes take.
     private func nestedWidth(on conn: Connection) throws -> Int32 {
-        Int32(try nestedScopes.reduce(0) { $0 + (try conn.width(of: $1)) })
+        Int32(try layout.scopes.reduce(0) { $0 + (try conn.width(of: $1)) })
     }
 
     /// Whether rows can be grouped with their parents by exact value (see the type's comment): every
@@ -184,8 +184,8 @@ struct ToManyLoad<Destination: Record> {
     /// Fetches the rows with `key IN (…)` and groups them by exact value; false, with the groups
     /// partly filled, when a row's key is none of the parents' keys exactly.
     private func loadByValue<Element>(
-        _ all: [[SQLiteValue]], links: [String], from: SQL, groups: ToManyGroups<Element>, chunkSize: Int,
-        on conn: Connection
+        _ all: [[SQLiteValue]], links: [String], nestedColumns: SQL, from: SQL, groups: ToManyGroups<Element>,
+        chunkSize: Int, on conn: Connection
     ) throws -> Bool {
         var head = "SELECT " + descriptor.alias + ".*"
         for (index, column) in links.enumerated() {
@@ -249,16 +249,15 @@ final class ToManyGroups<Destination: Decodable>: PrefetchedValues, CustomString
     let keyColumns: [String]
     /// The first of the parent row's key columns.
     let keyColumn: Int32
-    /// The scopes of the associations each record includes, and how many columns they take at the end
-    /// of each row (after the row's key); nil when it includes none.
-    let nested: (scopes: [RowScope], width: Int32)?
+    /// What each record includes (the rows' columns after its key); nil when it includes nothing.
+    let nested: ToManyNesting?
     /// The group of each key, one-column keys and composite ones.
     private var single: [SQLiteValue: Int] = [:]
     private var composite: [[SQLiteValue]: Int] = [:]
     /// The records of each group, in the order of the keys given to ``prepare(_:)``.
     private var groups: [[Destination]] = []
 
-    init(association: String, keyColumns: [String], keyColumn: Int32, nested: (scopes: [RowScope], width: Int32)?) {
+    init(association: String, keyColumns: [String], keyColumn: Int32, nested: ToManyNesting?) {
         self.association = association
         self.keyColumns = keyColumns
         self.keyColumn = keyColumn
@@ -324,14 +323,21 @@ final class ToManyGroups<Destination: Decodable>: PrefetchedValues, CustomString
         case .position: keyCount = 1
         case .value(let count): keyCount = Int32(count)
         }
-        let scoping = nested.map { conn.scoping($0.scopes, trailing: (keyCount, $0.width), prefetched: [:]) }
-        let nestedWidth = nested?.width ?? 0
+        var scoping: RowScoping?
+        if let nested {
+            // The records of the to-many associations each record includes, for all the rows' keys.
+            let prefetched =
+                nested.steps.isEmpty ? [:] : try conn.prefetch(nested.steps, rowsOf: sql, scopedWidth: nested.width)
+            scoping = conn.scoping(
+                nested.scopes, trailing: (keyCount + nested.keyCount, nested.width), prefetched: prefetched)
+        }
+        let trailingWidth = (nested?.width ?? 0) + (nested?.keyCount ?? 0)
         let complete: Bool = try conn.withBoundStatement(sql) { statement in
             guard try statement.step() else { return true }
             let decoder = RowDecoder.attached(
                 to: statement, options: options, for: Destination.self,
                 scoping: scoping ?? conn.recordContext.scoping)
-            let end = statement.columnCount - nestedWidth
+            let end = statement.columnCount - trailingWidth
             repeat {
                 let group: Int?
                 switch grouping {
@@ -448,4 +454,14 @@ extension Array: DecodableElements where Element: Decodable {
     {
         try load.run(Element.self, on: conn)
     }
+}
+
+/// What each record of a to-many association includes: the scopes of the to-one associations, and how
+/// many columns they take at the end of the row; the to-many ones, and how many key columns they take
+/// just before.
+struct ToManyNesting {
+    let scopes: [RowScope]
+    let width: Int32
+    let keyCount: Int32
+    let steps: [(step: AssociationLayout.ToManyStep, keys: JoinKeys)]
 }

@@ -77,6 +77,22 @@ public struct ToOneAssociation<Origin: Record, Destination: Record>: Sendable {
         adding(association.descriptor, .joinOptional)
     }
 
+    /// The same association, each associated record with all the records `association` associates to
+    /// it, into an array property named after its key: one more query for all of them, whatever the
+    /// number of rows (see ``QueryRequest/including(all:)``).
+    ///
+    /// ```swift
+    /// struct BookInfo: Decodable, Sendable { var book: Book; var reviews: [Review] }
+    /// struct LoanInfo: Decodable, Sendable { var loan: Loan; var book: BookInfo }
+    /// let loans = try conn.fetchAll(LoanInfo.self, Loan.including(required: Loan.book.including(all: Book.reviews)))
+    /// ```
+    public func including<Next>(all association: ToManyAssociation<Destination, Next>) -> Self {
+        var descriptor = self.descriptor
+        descriptor.children.append(
+            AssociationPart(descriptor: association.descriptor, mode: .includeAll, loader: ToManyLoader<Next>()))
+        return Self(descriptor: descriptor)
+    }
+
     private func adding(_ child: AssociationDescriptor, _ mode: AssociationPart.Mode) -> Self {
         var descriptor = self.descriptor
         descriptor.children.append(AssociationPart(descriptor: child, mode: mode))
