@@ -80,6 +80,10 @@ struct BareRowKeyedDecodingContainer<Key: CodingKey>: BareKeyedDecoding {
         text(decoder.statement, decoder.next()) ?? ""
     }
 
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        sqlite3_column_double(decoder.statement, decoder.next())
+    }
+
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
         text(decoder.statement, decoder.next())
     }

@@ -96,12 +96,7 @@ enum NorthwindRequests {
     ) throws -> [CustomerWithOrders] {
         var parents: [JoinedCustomer] = []
         while sqlite3_step(customers) == SQLITE_ROW {
-            parents.append(
-                JoinedCustomer(
-                    CustomerID: text(customers, 0) ?? "", CompanyName: text(customers, 1),
-                    ContactName: text(customers, 2), ContactTitle: text(customers, 3), Address: text(customers, 4),
-                    City: text(customers, 5), Region: text(customers, 6), PostalCode: text(customers, 7),
-                    Country: text(customers, 8), Phone: text(customers, 9), Fax: text(customers, 10)))
+            parents.append(customer(customers, from: 0))
         }
         sqlite3_reset(customers)
         let placeholders = Array(repeating: "?", count: parents.count).joined(separator: ", ")
@@ -120,14 +115,25 @@ enum NorthwindRequests {
         return parents.map { CustomerWithOrders(customer: $0, orders: groups[$0.CustomerID] ?? []) }
     }
 
-    /// The current row of `orders`, read with `sqlite3_column_*` at each column's known index.
-    static func order(_ orders: OpaquePointer) -> JoinedOrder {
+    /// The order in the 14 columns of the current row of `row` from `first` on, read with
+    /// `sqlite3_column_*` at each column's known index.
+    static func order(_ row: OpaquePointer, from first: Int32 = 0) -> JoinedOrder {
         JoinedOrder(
-            OrderID: Int(sqlite3_column_int64(orders, 0)), CustomerID: text(orders, 1),
-            EmployeeID: integer(orders, 2), OrderDate: date(orders, 3), RequiredDate: date(orders, 4),
-            ShippedDate: date(orders, 5), ShipVia: integer(orders, 6), Freight: real(orders, 7),
-            ShipName: text(orders, 8), ShipAddress: text(orders, 9), ShipCity: text(orders, 10),
-            ShipRegion: text(orders, 11), ShipPostalCode: text(orders, 12), ShipCountry: text(orders, 13))
+            OrderID: Int(sqlite3_column_int64(row, first)), CustomerID: text(row, first + 1),
+            EmployeeID: integer(row, first + 2), OrderDate: date(row, first + 3), RequiredDate: date(row, first + 4),
+            ShippedDate: date(row, first + 5), ShipVia: integer(row, first + 6), Freight: real(row, first + 7),
+            ShipName: text(row, first + 8), ShipAddress: text(row, first + 9), ShipCity: text(row, first + 10),
+            ShipRegion: text(row, first + 11), ShipPostalCode: text(row, first + 12), ShipCountry: text(row, first + 13)
+        )
+    }
+
+    /// The customer in the 11 columns of the current row of `row` from `first` on.
+    static func customer(_ row: OpaquePointer, from first: Int32) -> JoinedCustomer {
+        JoinedCustomer(
+            CustomerID: text(row, first) ?? "", CompanyName: text(row, first + 1), ContactName: text(row, first + 2),
+            ContactTitle: text(row, first + 3), Address: text(row, first + 4), City: text(row, first + 5),
+            Region: text(row, first + 6), PostalCode: text(row, first + 7), Country: text(row, first + 8),
+            Phone: text(row, first + 9), Fax: text(row, first + 10))
     }
 
     static func runRequest(_ benchmark: Benchmark, path: String) throws {

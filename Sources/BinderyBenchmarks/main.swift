@@ -57,6 +57,7 @@ do {
     try NorthwindJoins.run(benchmark, path: path)
     try NorthwindJoins.runFloor(benchmark, path: path)
     try NorthwindRequests.run(benchmark, path: path)
+    try NorthwindChains.run(benchmark, path: path)
     try NorthwindRebuild.run(benchmark, path: path)
     try IntegerRecords.run(benchmark)
     try RecordCalls.run(benchmark)

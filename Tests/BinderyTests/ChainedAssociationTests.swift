@@ -536,4 +536,105 @@ import Testing
         #expect(countries[0].authors[0].books.map(\.reviews.count) == [2, 1])
         #expect(countries[1].authors[0].books.isEmpty)
     }
+
+    // MARK: Ordering by a to-one step, total
+
+    @Test func aToOneStepsOrderingSortsTheRowsAfterTheRequestsOwn() throws {
+        let conn = try Self.library()
+        let byCountry = Author.country.order("\(Author.country.column("name")) DESC")
+        let byAuthor = Book.author.order("\(Book.author.column("name")) DESC").including(required: byCountry)
+        let chained = Book.all().order("book.title DESC").including(required: byAuthor)
+        #expect(
+            try conn.sql(for: chained).text.hasSuffix(
+                #"ORDER BY book.title DESC, "author"."name" DESC, "country"."name" DESC"#))
+        #expect(try conn.fetchAll(BookInfo.self, chained).map(\.book.title) == ["Saga", "Dune"])
+        // Alone, the association's ordering sorts the rows: Bob's Emma, Ann's two, then Anon (NULL last).
+        let byName = try conn.fetchAll(
+            Book.including(optional: Book.author.order("\(Book.author.column("name")) DESC")))
+        #expect(byName.first?.title == "Emma")
+        #expect(Set(byName[1...2].map(\.title)) == ["Dune", "Saga"])
+        #expect(byName.last?.title == "Anon")
+    }
+
+    @Test func aToOneStepsOrderingSortsAToManyStepsRecords() throws {
+        let conn = try Self.library()
+        let books = Author.books.order("\(Author.books.column("authorId"))")
+            .including(optional: Book.publisher.order("\(Book.publisher.column("name")) DESC"))
+        struct AuthorsBooks: Decodable, Equatable {
+            var author: Author
+            var books: [BookMaybePublisherAndCountry]
+        }
+        let authors = try conn.fetchAll(AuthorsBooks.self, Author.including(all: books).order("author.id"))
+        // Ann's books: Saga (Tor) before Dune (Ace).
+        #expect(authors[0].books.map(\.book.title) == ["Saga", "Dune"])
+    }
+
+    @Test func totalIsTheSumAsARealAndZeroWithoutRows() throws {
+        let conn = try Self.library()
+        struct BookStars: Decodable, Equatable {
+            var book: Book
+            var reviewStarsTotal: Double
+            var reviewStarsSum: Int?
+        }
+        let rows = try conn.fetchAll(
+            BookStars.self,
+            Book.all().annotated(with: Book.reviews.total("stars"), Book.reviews.sum("stars")).order("book.id"))
+        #expect(rows.map(\.reviewStarsTotal) == [8.0, 4.0, 0.0, 1.0])
+        #expect(rows.map(\.reviewStarsSum) == [8, 4, nil, 1])
+        struct Grouped: Decodable, Equatable {
+            var publisherId: Int64?
+            var reviewStarsTotal: Double
+        }
+        let grouped = try conn.fetchAll(
+            Grouped.self,
+            Book.all().select("book.publisherId AS publisherId").annotated(with: Book.reviews.total("stars"))
+                .group("book.publisherId").order("book.publisherId"))
+        #expect(
+            grouped == [
+                Grouped(publisherId: nil, reviewStarsTotal: 4), Grouped(publisherId: 1, reviewStarsTotal: 8),
+                Grouped(publisherId: 2, reviewStarsTotal: 1),
+            ])
+    }
+
+    // MARK: Through the database
+
+    struct BookAndReviews: Decodable, Equatable, Sendable {
+        var book: Book
+        var reviews: [Review]
+    }
+
+    struct AuthorBooksReviews: Decodable, Equatable, Sendable {
+        var author: Author
+        var books: [BookAndReviews]
+    }
+
+    @Test func anObservationOfAChainWakesOnAWriteToItsDeepestTable() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("chain-\(UUID().uuidString).sqlite")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let db = try Database(path: path)
+        try await db.write { conn in
+            try conn.execute(
+                script: """
+                    CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL, countryId INTEGER);
+                    CREATE TABLE book(id INTEGER PRIMARY KEY, title TEXT NOT NULL, authorId INTEGER REFERENCES author,
+                        translatorId INTEGER, publisherId INTEGER);
+                    CREATE TABLE review(id INTEGER PRIMARY KEY, bookId INTEGER NOT NULL REFERENCES book,
+                        stars INTEGER NOT NULL);
+                    INSERT INTO author VALUES (1, 'Ann', NULL);
+                    INSERT INTO book VALUES (1, 'Dune', 1, NULL, NULL);
+                    """)
+        }
+        let request = Author.including(all: Author.books.including(all: Book.reviews)).order("author.id")
+        var iterator = db.observe(AuthorBooksReviews.self, request).makeAsyncIterator()
+        #expect(try await iterator.next()?.first?.books.first?.reviews == [])
+        // A write to the reviews, two steps down, wakes the observation.
+        try await db.insert(Review(id: 7, bookId: 1, stars: 5))
+        #expect(try await iterator.next()?.first?.books.first?.reviews == [Review(id: 7, bookId: 1, stars: 5)])
+        var stars: [Int] = []
+        for try await info in db.fetchCursor(AuthorBooksReviews.self, request) {
+            stars += info.books.flatMap { $0.reviews.map(\.stars) }
+        }
+        #expect(stars == [5])
+    }
 }

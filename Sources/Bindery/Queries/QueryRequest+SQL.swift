@@ -149,6 +149,8 @@ extension QueryRequest {
             return SQL(text: "sum(") + (try subquery(annotation, "count(" + qualified + ")", resolve)) + ")"
         case .sum:
             return SQL(text: "sum(") + (try subquery(annotation, "sum(" + qualified + ")", resolve)) + ")"
+        case .total:
+            return SQL(text: "total(") + (try subquery(annotation, "total(" + qualified + ")", resolve)) + ")"
         case .average:
             return SQL(text: "(total(") + (try subquery(annotation, "total(" + qualified + ")", resolve))
                 + ") / sum(" + (try subquery(annotation, "count(" + qualified + ")", resolve)) + "))"
@@ -184,9 +186,12 @@ extension QueryRequest {
             sql += " HAVING "
             Self.appendConjunction(havingConditions, to: &sql)
         }
-        if ordered, !orderings.isEmpty {
-            sql += " ORDER BY "
-            Self.appendList(orderings, to: &sql)
+        if ordered {
+            let all = orderings + Self.toOneOrderings(associations)
+            if !all.isEmpty {
+                sql += " ORDER BY "
+                Self.appendList(all, to: &sql)
+            }
         }
         if let limitCount {
             sql += SQL(text: limitCount == 1 ? " LIMIT 1" : " LIMIT " + String(limitCount))
@@ -240,6 +245,14 @@ extension QueryRequest {
             sql += try join(child, resolve, parent: descriptor.alias, insideOptional: isLeft)
         }
         return sql
+    }
+
+    /// The orderings of the to-one associations among `parts` and their joined associations, depth
+    /// first: they sort the rows after the request's own orderings (or a to-many association's).
+    static func toOneOrderings(_ parts: [AssociationPart]) -> [SQL] {
+        parts.filter { $0.isJoined && !$0.descriptor.isToMany }.flatMap { part in
+            part.descriptor.orderings + toOneOrderings(part.descriptor.children)
+        }
     }
 
     /// `EXISTS(SELECT 1 FROM …)`: whether the row aliased `parent` has the row of the required to-one

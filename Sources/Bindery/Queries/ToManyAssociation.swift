@@ -147,6 +147,12 @@ public struct ToManyAssociation<Origin: Record, Destination: Record>: Sendable {
         aggregate(.sum, suffix: "Sum", column: column)
     }
 
+    /// The sum of a column of the associated rows as a REAL, 0.0 when there are none (SQLite's `total`),
+    /// into a property such as `orderFreightTotal`: never nil, and never an integer overflow.
+    public func total(_ column: String) -> AssociationAggregate<Origin> {
+        aggregate(.total, suffix: "Total", column: column)
+    }
+
     /// The average of a column of the associated rows, into a property such as `orderFreightAverage`.
     public func average(_ column: String) -> AssociationAggregate<Origin> {
         aggregate(.average, suffix: "Average", column: column)
@@ -199,13 +205,14 @@ public struct AssociationAggregate<Origin: Record>: Sendable {
 
 /// The function of an ``AssociationAggregate``.
 enum AggregateFunction: Sendable {
-    case count, sum, average, min, max
+    case count, sum, total, average, min, max
 
     /// The SQL function for one row's associated rows.
     var sqlName: String {
         switch self {
         case .count: "count"
         case .sum: "sum"
+        case .total: "total"
         case .average: "avg"
         case .min: "min"
         case .max: "max"

@@ -97,8 +97,9 @@ struct ToManyLoad<Destination: Record> {
         for (index, condition) in descriptor.conditions.enumerated() {
             tail += (index == 0 ? " WHERE (" : " AND (") + condition + ")"
         }
-        if !descriptor.orderings.isEmpty {
-            tail += " ORDER BY " + QueryRequest<Destination>.list(descriptor.orderings)
+        let orderings = descriptor.orderings + QueryRequest<Destination>.toOneOrderings(descriptor.children)
+        if !orderings.isEmpty {
+            tail += " ORDER BY " + QueryRequest<Destination>.list(orderings)
         }
         let all = parentKeys
         groups.prepare(all)
@@ -211,8 +212,9 @@ struct ToManyLoad<Destination: Record> {
             for condition in descriptor.conditions {
                 sql += " AND (" + condition + ")"
             }
-            if !descriptor.orderings.isEmpty {
-                sql += " ORDER BY " + QueryRequest<Destination>.list(descriptor.orderings)
+            let orderings = descriptor.orderings + QueryRequest<Destination>.toOneOrderings(descriptor.children)
+            if !orderings.isEmpty {
+                sql += " ORDER BY " + QueryRequest<Destination>.list(orderings)
             }
             guard try groups.addByValue(conn, sql, keyCount: links.count, groups: chunk.indices) else { return false }
         }

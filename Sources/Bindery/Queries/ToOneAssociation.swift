@@ -99,6 +99,21 @@ public struct ToOneAssociation<Origin: Record, Destination: Record>: Sendable {
         return Self(descriptor: descriptor)
     }
 
+    /// The same association, sorting the rows of the request that joins or includes it by `ordering`
+    /// (name its columns with `column(_:)`), after the request's own orderings and those of the
+    /// associations before it; replaces any ordering the association had. Inside a to-many association,
+    /// it sorts that association's records after its own ordering.
+    ///
+    /// ```swift
+    /// // Books by their author's name: ORDER BY "author"."name"
+    /// Book.including(required: Book.author.order("\(Book.author.column("name"))"))
+    /// ```
+    public func order(_ ordering: SQL) -> Self {
+        var descriptor = self.descriptor
+        descriptor.orderings = [ordering]
+        return Self(descriptor: descriptor)
+    }
+
     /// The same association, joining only the rows matching `condition` (added to its `ON`; name
     /// their columns with `column(_:)`).
     public func filter(_ condition: SQL) -> Self {
