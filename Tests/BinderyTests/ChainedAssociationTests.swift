@@ -637,4 +637,110 @@ import Testing
         }
         #expect(stars == [5])
     }
+
+    // MARK: Through any association
+
+    @Test func aToOneAssociationThroughTwoToOneOnes() throws {
+        let conn = try Self.library()
+        let author = Loan.hasOne(Author.self, through: Loan.book, using: Book.author)
+        let loans = try conn.fetchAll(LoanAndAuthor.self, Loan.including(required: author).order("loan.id"))
+        #expect(loans.map(\.loan.id) == [1, 2, 5])
+        #expect(loans.map(\.author) == [Self.ann, Self.bob, Self.ann])
+        struct LoanMaybeAuthor: Decodable, Equatable {
+            var loan: Loan
+            var author: Author?
+        }
+        let all = try conn.fetchAll(LoanMaybeAuthor.self, Loan.including(optional: author).order("loan.id"))
+        #expect(all.map(\.author?.name) == ["Ann", "Bob", nil, nil, "Ann"])
+        // The target's column, by its alias; the middle table's conditions filter the middle rows.
+        let bobs = Loan.joining(required: author).filter("\(Book.author.column("name")) = \("Bob")")
+        #expect(try conn.fetchAll(bobs).map(\.id) == [2])
+        let dune = Loan.belongsTo(
+            Author.self, through: Loan.book.filter("\(Loan.book.column("title")) = \("Dune")"), using: Book.author)
+        #expect(try conn.fetchAll(Loan.joining(required: dune).order("loan.id")).map(\.id) == [1, 5])
+    }
+
+    @Test func aToManyAssociationThroughAToManyAndAToManyOne() throws {
+        let conn = try Self.library()
+        let reviews = Author.hasMany(Review.self, through: Author.books, using: Book.reviews)
+            .order("\(Book.reviews.column("id"))")
+        struct AuthorReviews: Decodable, Equatable {
+            var author: Author
+            var reviews: [Review]
+            var reviewCount: Int
+        }
+        let authors = try conn.fetchAll(
+            AuthorReviews.self, Author.including(all: reviews).annotated(with: reviews.count).order("author.id"))
+        #expect(authors.map(\.reviews) == [[Self.r1, Self.r2, Self.r4], [Self.r3], []])
+        #expect(authors.map(\.reviewCount) == [3, 1, 0])
+        // The middle association's condition filters the books the reviews come through.
+        let sagaReviews = Author.hasMany(
+            Review.self, through: Author.books.filter("\(Author.books.column("title")) = \("Saga")"),
+            using: Book.reviews)
+        let saga = try conn.fetchAll(
+            AuthorReviews.self, Author.including(all: sagaReviews).annotated(with: sagaReviews.count).order("author.id")
+        )
+        #expect(saga.map(\.reviews) == [[Self.r4], [], []])
+        #expect(saga.map(\.reviewCount) == [1, 0, 0])
+    }
+
+    @Test func toManyAssociationsThroughAToOneOrWithAToOneStep() throws {
+        let conn = try Self.library()
+        struct LoanReviews: Decodable, Equatable {
+            var loan: Loan
+            var reviews: [Review]
+        }
+        let reviews = Loan.hasMany(Review.self, through: Loan.book, using: Book.reviews)
+            .order("\(Book.reviews.column("id"))")
+        let loans = try conn.fetchAll(LoanReviews.self, Loan.including(all: reviews).order("loan.id"))
+        #expect(loans.map { $0.reviews.map(\.id) } == [[1, 2], [3], [], [], [1, 2]])
+        struct AuthorPublishers: Decodable, Equatable {
+            var author: Author
+            var publishers: [Publisher]
+        }
+        let publishers = Author.hasMany(Publisher.self, through: Author.books, using: Book.publisher, key: "publishers")
+            .order("\(Book.publisher.column("name"))")
+        let authors = try conn.fetchAll(AuthorPublishers.self, Author.including(all: publishers).order("author.id"))
+        #expect(authors.map { $0.publishers.map(\.name) } == [["Ace", "Tor"], [], []])
+    }
+
+    @Test func aThroughAssociationIsAStepOfAChain() throws {
+        let conn = try Self.library()
+        let country = Book.hasOne(Country.self, through: Book.author, using: Author.country)
+        struct BookCountry: Decodable, Equatable {
+            var book: Book
+            var country: Country
+        }
+        struct LoanBookCountry: Decodable, Equatable {
+            var loan: Loan
+            var book: BookCountry
+        }
+        let loans = try conn.fetchAll(
+            LoanBookCountry.self, Loan.including(required: Loan.book.including(required: country)).order("loan.id"))
+        #expect(loans.map(\.loan.id) == [1, 5])
+        #expect(loans.map(\.book.country) == [Self.france, Self.france])
+        // Required below an optional step: a loan whose book's author has no country keeps a nil book.
+        struct LoanMaybeBookCountry: Decodable, Equatable {
+            var loan: Loan
+            var book: BookCountry?
+        }
+        let all = try conn.fetchAll(
+            LoanMaybeBookCountry.self, Loan.including(optional: Loan.book.including(required: country)).order("loan.id")
+        )
+        #expect(all.map { $0.book?.book.title } == ["Dune", nil, nil, nil, "Dune"])
+    }
+
+    @Test func aThroughAssociationOfAThroughOneThrowsNamingIt() throws {
+        let conn = try Self.library()
+        let author = Loan.hasOne(Author.self, through: Loan.book, using: Book.author)
+        let country = Loan.hasOne(Country.self, through: author, using: Author.country)
+        #expect(throws: AssociationError.self) {
+            try conn.fetchAll(Loan.joining(required: country))
+        }
+        do {
+            _ = try conn.fetchAll(Loan.joining(required: country))
+        } catch let error as AssociationError {
+            #expect("\(error)".contains("\"country\" goes through an association that goes through another"))
+        }
+    }
 }

@@ -81,6 +81,96 @@ extension Record {
         return ToManyAssociation(descriptor: descriptor)
     }
 
+    /// A to-one association through two others: a loan has one author, through its book and the
+    /// book's author. The middle table is joined but not decoded.
+    ///
+    /// ```swift
+    /// extension Loan {
+    ///     static let author = hasOne(Author.self, through: book, using: Book.author)
+    /// }
+    /// struct LoanAuthor: Decodable, Sendable { var loan: Loan; var author: Author }
+    /// let loans = try conn.fetchAll(LoanAuthor.self, Loan.including(required: Loan.author))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - destination: The associated record type.
+    ///   - pivot: The association from this record type to the middle one; its conditions (``ToOneAssociation/filter(_:)``)
+    ///     filter the middle rows, and its alias is the middle table's.
+    ///   - target: The association from the middle record type to the destination; its conditions, alias and
+    ///     key (by default) are this association's.
+    ///   - key: The property it decodes into; default: `target`'s key.
+    public static func hasOne<Pivot: Record, Destination: Record>(
+        _ destination: Destination.Type, through pivot: ToOneAssociation<Self, Pivot>,
+        using target: ToOneAssociation<Pivot, Destination>, key: String? = nil
+    ) -> ToOneAssociation<Self, Destination> {
+        ToOneAssociation(descriptor: through(.hasOneThrough, pivot.descriptor, target.descriptor, key: key))
+    }
+
+    /// A to-one association through two others, as ``hasOne(_:through:using:key:)``; the name says that
+    /// the rows hold the key of the first step (an order belongs to its customer's country).
+    public static func belongsTo<Pivot: Record, Destination: Record>(
+        _ destination: Destination.Type, through pivot: ToOneAssociation<Self, Pivot>,
+        using target: ToOneAssociation<Pivot, Destination>, key: String? = nil
+    ) -> ToOneAssociation<Self, Destination> {
+        ToOneAssociation(descriptor: through(.hasOneThrough, pivot.descriptor, target.descriptor, key: key))
+    }
+
+    /// A to-many association through two others, to-many then to-many: an author has many reviews,
+    /// through the author's books and each book's reviews. The middle table is joined but not
+    /// decoded; a destination reached through two middle rows comes twice.
+    ///
+    /// ```swift
+    /// extension Author {
+    ///     static let reviews = hasMany(Review.self, through: books, using: Book.reviews)
+    /// }
+    /// ```
+    ///
+    /// The parameters are those of ``hasOne(_:through:using:key:)``.
+    public static func hasMany<Pivot: Record, Destination: Record>(
+        _ destination: Destination.Type, through pivot: ToManyAssociation<Self, Pivot>,
+        using target: ToManyAssociation<Pivot, Destination>, key: String? = nil
+    ) -> ToManyAssociation<Self, Destination> {
+        ToManyAssociation(descriptor: through(.hasManyThrough, pivot.descriptor, target.descriptor, key: key))
+    }
+
+    /// A to-many association through a to-many association and a to-one one: a student has many
+    /// courses through the student's enrollments and each enrollment's course.
+    public static func hasMany<Pivot: Record, Destination: Record>(
+        _ destination: Destination.Type, through pivot: ToManyAssociation<Self, Pivot>,
+        using target: ToOneAssociation<Pivot, Destination>, key: String? = nil
+    ) -> ToManyAssociation<Self, Destination> {
+        ToManyAssociation(descriptor: through(.hasManyThrough, pivot.descriptor, target.descriptor, key: key))
+    }
+
+    /// A to-many association through a to-one association and a to-many one: a loan has many reviews,
+    /// through its book and the book's reviews.
+    public static func hasMany<Pivot: Record, Destination: Record>(
+        _ destination: Destination.Type, through pivot: ToOneAssociation<Self, Pivot>,
+        using target: ToManyAssociation<Pivot, Destination>, key: String? = nil
+    ) -> ToManyAssociation<Self, Destination> {
+        ToManyAssociation(descriptor: through(.hasManyThrough, pivot.descriptor, target.descriptor, key: key))
+    }
+
+    /// The descriptor of an association through `first` (from this type) and `second`.
+    private static func through(
+        _ kind: AssociationDescriptor.Kind, _ first: AssociationDescriptor, _ second: AssociationDescriptor,
+        key: String?
+    ) -> AssociationDescriptor {
+        var descriptor = AssociationDescriptor(
+            kind: kind, key: key ?? second.key, originTable: tableName, originPrimaryKey: primaryKey,
+            destinationTable: second.destinationTable, destinationPrimaryKey: second.destinationPrimaryKey,
+            foreignKey: nil)
+        descriptor.pivot = AssociationDescriptor.Pivot(
+            table: first.destinationTable, primaryKey: first.destinationPrimaryKey,
+            steps: AssociationDescriptor.ThroughSteps(first, second), alias: first.aliasName,
+            conditions: first.conditions)
+        // The target's conditions and orderings name its columns by its alias.
+        descriptor.tableAlias = second.aliasName
+        descriptor.conditions = second.conditions
+        descriptor.orderings = second.orderings
+        return descriptor
+    }
+
     private static func descriptor<Destination: Record>(
         _ kind: AssociationDescriptor.Kind, _ destination: Destination.Type, key: String?, _ foreignKey: ForeignKey?
     ) -> AssociationDescriptor {

@@ -8,11 +8,15 @@ struct AssociationDescriptor: Sendable {
         case hasOne
         /// To-many; the destination's rows hold the foreign key.
         case hasMany
-        /// To-many through the rows of a join table, which hold a foreign key to each side.
+        /// To-many through the rows of a join table, which hold a foreign key to each side, or through
+        /// two associations (``Pivot/steps``).
         case hasManyThrough
+        /// To-one through two to-one associations (``Pivot/steps``).
+        case hasOneThrough
     }
 
-    /// The join table of a many-to-many association.
+    /// The join table of a many-to-many association, or the table in the middle of an association
+    /// through two others.
     struct Pivot: Sendable {
         var table: String
         var primaryKey: [String]
@@ -20,6 +24,25 @@ struct AssociationDescriptor: Sendable {
         var originKey: ForeignKey?
         /// The pivot's key to the destination, when given.
         var destinationKey: ForeignKey?
+        /// The two associations the association goes through, whose keys link the tables; nil for a
+        /// join table.
+        var steps: ThroughSteps?
+        /// The pivot's alias (the first association's), and its conditions, for an association through
+        /// two others.
+        var alias: String?
+        var conditions: [SQL] = []
+    }
+
+    /// The associations an association goes through: from the origin to the pivot, and on to the
+    /// destination. Immutable, in a class so that an association can hold two others.
+    final class ThroughSteps: Sendable {
+        let first: AssociationDescriptor
+        let second: AssociationDescriptor
+
+        init(_ first: AssociationDescriptor, _ second: AssociationDescriptor) {
+            self.first = first
+            self.second = second
+        }
     }
 
     var kind: Kind
@@ -50,7 +73,7 @@ struct AssociationDescriptor: Sendable {
     var alias: String { SQL.quote(identifier: aliasName) }
 
     /// The quoted alias of the join table in a request.
-    var pivotAlias: String { SQL.quote(identifier: aliasName + ".through") }
+    var pivotAlias: String { SQL.quote(identifier: pivot?.alias ?? aliasName + ".through") }
 
     /// The key columns the association gives (its ``ForeignKey``s), without the schema; nil where
     /// some come from the schema.
@@ -68,7 +91,11 @@ struct AssociationDescriptor: Sendable {
         case .hasOne, .hasMany:
             guard let key = pair(foreignKey, referencedPrimaryKey: originPrimaryKey) else { return nil }
             return JoinKeys(origin: key.referenced, destination: key.columns)
-        case .hasManyThrough:
+        case .hasManyThrough, .hasOneThrough:
+            if let steps = pivot?.steps {
+                guard let first = steps.first.givenKeys, let second = steps.second.givenKeys else { return nil }
+                return JoinKeys(through: first, second)
+            }
             guard let pivot, let toOrigin = pair(pivot.originKey, referencedPrimaryKey: originPrimaryKey),
                 let toDestination = pair(pivot.destinationKey, referencedPrimaryKey: destinationPrimaryKey)
             else { return nil }
@@ -86,7 +113,7 @@ struct AssociationDescriptor: Sendable {
         switch kind {
         case .belongsTo: (holder, referenced) = (originTable, destinationTable)
         case .hasOne, .hasMany: (holder, referenced) = (destinationTable, originTable)
-        case .hasManyThrough:
+        case .hasManyThrough, .hasOneThrough:
             let table = SQL.quote(identifier: pivot?.table ?? "")
             return "the foreign keys from \(table) to \(SQL.quote(identifier: originTable)) and to "
                 + "\(SQL.quote(identifier: destinationTable)), read from the schema when the request runs"
@@ -104,6 +131,16 @@ struct JoinKeys: Sendable {
     var destination: [String]
     var pivotOrigin: [String] = []
     var pivotDestination: [String] = []
+}
+
+extension JoinKeys {
+    /// The keys of an association through two others: `first` links the origin to the pivot, `second`
+    /// the pivot to the destination.
+    init(through first: JoinKeys, _ second: JoinKeys) {
+        self.init(
+            origin: first.origin, destination: second.destination, pivotOrigin: first.destination,
+            pivotDestination: second.origin)
+    }
 }
 
 extension AssociationDescriptor {

@@ -26,6 +26,9 @@ public enum AssociationError: Error, Sendable, Hashable, CustomStringConvertible
     /// Two associations of the request, at `first` and `second` (their paths of keys, `book.author`),
     /// join their tables under the same alias `alias`: give one another alias with `aliased(_:)`.
     case duplicateAlias(alias: String, first: String, second: String)
+    /// The association `association` goes through an association it cannot go through: `reason` says
+    /// why (one that goes through another, or that includes or joins others).
+    case invalidThrough(association: String, reason: String)
     /// The request aggregates its rows (by `group`, `having` or an aggregate in its selection) and
     /// joins the to-many association `association`: a row of its table then stands several times in
     /// a group, and the annotation `annotation` cannot be aggregated over the group exactly. Annotate
@@ -55,6 +58,8 @@ public enum AssociationError: Error, Sendable, Hashable, CustomStringConvertible
         case .duplicateAlias(let alias, let first, let second):
             return "the request joins \"\(first)\" and \"\(second)\" both as \"\(alias)\": give one another alias with"
                 + " aliased(_:)"
+        case .invalidThrough(let association, let reason):
+            return "the association \"\(association)\" \(reason)"
         case .annotationOfGroupedJoin(let annotation, let association):
             return "the request groups its rows and joins the to-many association \"\(association)\", so a row"
                 + " can stand several times in one group and \"\(annotation)\" cannot be aggregated over the group"

@@ -28,9 +28,24 @@ extension Connection {
                 descriptor, holder: descriptor.destinationTable, referenced: descriptor.originTable,
                 referencedPrimaryKey: descriptor.originPrimaryKey, given: descriptor.foreignKey)
             return JoinKeys(origin: key.referenced, destination: key.columns)
-        case .hasManyThrough:
+        case .hasManyThrough, .hasOneThrough:
             guard let pivot = descriptor.pivot else {
                 throw AssociationError.noForeignKey(from: descriptor.originTable, to: descriptor.destinationTable)
+            }
+            if let steps = pivot.steps {
+                guard steps.first.pivot == nil, steps.second.pivot == nil else {
+                    throw AssociationError.invalidThrough(
+                        association: descriptor.key,
+                        reason: "goes through an association that goes through another: declare it through"
+                            + " associations that each link two tables")
+                }
+                guard steps.first.children.isEmpty, steps.second.children.isEmpty else {
+                    throw AssociationError.invalidThrough(
+                        association: descriptor.key,
+                        reason: "goes through an association that includes or joins others: include them in"
+                            + " the request, or in the association itself")
+                }
+                return JoinKeys(through: try joinKeys(steps.first), try joinKeys(steps.second))
             }
             let toOrigin = try foreignKey(
                 descriptor, holder: pivot.table, referenced: descriptor.originTable,

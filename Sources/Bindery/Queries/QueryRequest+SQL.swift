@@ -222,12 +222,16 @@ extension QueryRequest {
         let destination = SQL.quote(identifier: descriptor.destinationTable) + " AS " + descriptor.alias
         var sql: SQL
         if let pivot = descriptor.pivot {
-            sql = SQL(
-                text: keyword + SQL.quote(identifier: pivot.table) + " AS " + descriptor.pivotAlias + " ON "
-                    + Self.equal(descriptor.pivotAlias, keys?.pivotOrigin, parent, keys?.origin, descriptor)
-                    + keyword + destination + " ON "
-                    + Self.equal(
-                        descriptor.alias, keys?.destination, descriptor.pivotAlias, keys?.pivotDestination, descriptor))
+            sql =
+                SQL(
+                    text: keyword + SQL.quote(identifier: pivot.table) + " AS " + descriptor.pivotAlias + " ON "
+                        + Self.equal(descriptor.pivotAlias, keys?.pivotOrigin, parent, keys?.origin, descriptor))
+                + Self.pivotConditions(descriptor)
+                + SQL(
+                    text: keyword + destination + " ON "
+                        + Self.equal(
+                            descriptor.alias, keys?.destination, descriptor.pivotAlias, keys?.pivotDestination,
+                            descriptor))
         } else {
             sql = SQL(
                 text: keyword + destination + " ON "
@@ -262,8 +266,20 @@ extension QueryRequest {
         let keys = try resolve.keys(descriptor)
         var sql = SQL(
             text: "EXISTS(SELECT 1 FROM " + SQL.quote(identifier: descriptor.destinationTable) + " AS "
-                + descriptor.alias + " WHERE "
-                + Self.equal(descriptor.alias, keys?.destination, parent, keys?.origin, descriptor))
+                + descriptor.alias)
+        if let pivot = descriptor.pivot {
+            sql += SQL(text: " JOIN " + SQL.quote(identifier: pivot.table) + " AS " + descriptor.pivotAlias + " ON ")
+            sql += SQL(
+                text: Self.equal(
+                    descriptor.alias, keys?.destination, descriptor.pivotAlias, keys?.pivotDestination, descriptor))
+            sql += pivotConditions(descriptor)
+            sql += SQL(
+                text: " WHERE " + Self.equal(descriptor.pivotAlias, keys?.pivotOrigin, parent, keys?.origin, descriptor)
+            )
+        } else {
+            sql += SQL(
+                text: " WHERE " + Self.equal(descriptor.alias, keys?.destination, parent, keys?.origin, descriptor))
+        }
         for condition in descriptor.conditions {
             sql += " AND (" + condition + ")"
         }
@@ -271,6 +287,16 @@ extension QueryRequest {
             sql += " AND " + (try exists(child, resolve, parent: descriptor.alias))
         }
         return sql + ")"
+    }
+
+    /// ` AND (…)` for each condition of the pivot of an association through two others (the first
+    /// one's), added to the pivot's `ON`.
+    static func pivotConditions(_ descriptor: AssociationDescriptor) -> SQL {
+        var sql = SQL(text: "")
+        for condition in descriptor.pivot?.conditions ?? [] {
+            sql += " AND (" + condition + ")"
+        }
+        return sql
     }
 
     /// The correlated subquery that computes `expression` over the associated rows of a row.
@@ -281,16 +307,18 @@ extension QueryRequest {
             "(SELECT " + expression + " FROM " + SQL.quote(identifier: descriptor.destinationTable)
             + " AS " + descriptor.alias
         let link: String
+        var pivotJoin = SQL(text: "")
         if let pivot = descriptor.pivot {
             text +=
                 " JOIN " + SQL.quote(identifier: pivot.table) + " AS " + descriptor.pivotAlias + " ON "
                 + Self.equal(
                     descriptor.alias, keys?.destination, descriptor.pivotAlias, keys?.pivotDestination, descriptor)
+            pivotJoin = Self.pivotConditions(descriptor)
             link = Self.equal(descriptor.pivotAlias, keys?.pivotOrigin, baseTable, keys?.origin, descriptor)
         } else {
             link = Self.equal(descriptor.alias, keys?.destination, baseTable, keys?.origin, descriptor)
         }
-        var sql = SQL(text: text)
+        var sql = SQL(text: text) + pivotJoin
         // The associations it joins or includes filter the rows counted as they filter its arrays.
         for child in descriptor.children where child.isJoined {
             sql += try Self.join(child, resolve, parent: descriptor.alias)
@@ -331,6 +359,11 @@ extension QueryRequest {
                 }
                 if let other = aliases.updateValue(fullPath, forKey: FoldedIdentifier(descriptor.aliasName)) {
                     throw AssociationError.duplicateAlias(alias: descriptor.aliasName, first: other, second: fullPath)
+                }
+                if let pivotAlias = descriptor.pivot?.alias,
+                    let other = aliases.updateValue(fullPath, forKey: FoldedIdentifier(pivotAlias))
+                {
+                    throw AssociationError.duplicateAlias(alias: pivotAlias, first: other, second: fullPath)
                 }
                 if part.isSelected {
                     try checkKeys(descriptor.children, path: fullPath + ".", aliases: &aliases)

@@ -147,6 +147,7 @@ struct ToManyLoad<Destination: Record> {
                 text: " JOIN " + SQL.quote(identifier: pivot.table) + " AS " + descriptor.pivotAlias + " ON "
                     + QueryRequest<Destination>.equal(
                         descriptor.alias, keys.destination, descriptor.pivotAlias, keys.pivotDestination, descriptor))
+            from += QueryRequest<Destination>.pivotConditions(descriptor)
         }
         for child in descriptor.children where child.isJoined {
             from += try QueryRequest<Destination>.join(child, conn.requestSchema, parent: descriptor.alias)
