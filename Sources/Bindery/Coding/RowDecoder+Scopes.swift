@@ -93,15 +93,22 @@ extension RowDecoder {
         // The child starts with the row's values as this decoder knows them: no second look-up of the
         // first value (it was found by the NULL check).
         child.values.copy(from: values)
+        let value: T
         do {
-            let value = try child.decodeRow(T.self)
-            if !child.scopeWidthChecked {
-                try checkScopeWidth(of: child, key: key.stringValue, type: T.self)
-            }
-            return value
+            value = try child.decodeRow(T.self)
         } catch let error as DecodingError {
             throw error.nested(in: key)
+        } catch RowScopeError.notKeyed(let property, let type) where property == key.stringValue {
+            // The nested value itself, named as it is.
+            throw RowScopeError.notKeyed(property: property, type: type)
+        } catch let error as RowScopeError {
+            // One of the values nested in it, named by its path.
+            throw error.nested(in: key.stringValue)
         }
+        if !child.scopeWidthChecked {
+            try checkScopeWidth(of: child, key: key.stringValue, type: T.self)
+        }
+        return value
     }
 
     /// Checks, once, that a scope given with the query as ``RowScope/columns(_:into:)`` is as wide as

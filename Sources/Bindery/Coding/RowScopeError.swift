@@ -66,6 +66,34 @@ public enum RowScopeError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+extension RowScopeError {
+    /// The same error raised inside the nested value `key`: its property named by its path from the
+    /// row's value (`book.author`), as a chain of associations reaches it.
+    func nested(in key: String) -> RowScopeError {
+        switch self {
+        case .missingColumns(let property, let type, let table):
+            return .missingColumns(property: key + "." + property, type: type, table: table)
+        case .allNull(let property, let type):
+            return .allNull(property: key + "." + property, type: type)
+        case .ambiguousTable(let property, let table, let other):
+            return .ambiguousTable(property: key + "." + property, table: table, other: other.map { key + "." + $0 })
+        case .scopeOverrunsRow(let property, let wanted, let available):
+            return .scopeOverrunsRow(property: key + "." + property, wanted: wanted, available: available)
+        case .columnsLeftOver:
+            return self
+        case .tableMismatch(let property, let table, let position, let found, let expected):
+            return .tableMismatch(
+                property: key + "." + property, table: table, position: position, found: found, expected: expected)
+        case .unknownTable(let property, let table):
+            return .unknownTable(property: key + "." + property, table: table)
+        case .invalidScope(let property, let reason):
+            return .invalidScope(property: key + "." + property, reason: reason)
+        case .notKeyed(let property, let type):
+            return .notKeyed(property: key + "." + property, type: type)
+        }
+    }
+}
+
 extension RowScopeError: LocalizedError {
     /// The same text as ``description``.
     public var errorDescription: String? { description }
