@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 import Testing
 
@@ -101,18 +100,7 @@ import Testing
 
     /// The SQL of each statement a connection starts during `body`.
     func statements(_ conn: Connection, _ body: () throws -> Void) throws -> [String] {
-        final class Log { var sql: [String] = [] }
-        let log = Log()
-        sqlite3_trace_v2(
-            conn.handle, UInt32(SQLITE_TRACE_STMT),
-            { _, context, statement, _ in
-                guard let context, let statement, let text = sqlite3_sql(OpaquePointer(statement)) else { return 0 }
-                Unmanaged<Log>.fromOpaque(context).takeUnretainedValue().sql.append(String(cString: text))
-                return 0
-            }, Unmanaged.passUnretained(log).toOpaque())
-        defer { sqlite3_trace_v2(conn.handle, 0, nil, nil) }
-        try withExtendedLifetime(log) { try body() }
-        return log.sql
+        try StatementLog.statements(conn, body)
     }
 
     struct Plain: Record, Equatable {

@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 import Testing
 
@@ -427,19 +426,10 @@ import Testing
                 WITH RECURSIVE n(i) AS (SELECT 10 UNION ALL SELECT i + 1 FROM n WHERE i < 900)
                 INSERT INTO book SELECT i, 'B' || i, 10 + i % 291, NULL, 1 + i % 2 FROM n;
                 """)
-        final class Log { var sql: [String] = [] }
-        let log = Log()
-        sqlite3_trace_v2(
-            conn.handle, UInt32(SQLITE_TRACE_STMT),
-            { _, context, statement, _ in
-                guard let context, let statement, let text = sqlite3_sql(OpaquePointer(statement)) else { return 0 }
-                Unmanaged<Log>.fromOpaque(context).takeUnretainedValue().sql.append(String(cString: text))
-                return 0
-            }, Unmanaged.passUnretained(log).toOpaque())
-        defer { sqlite3_trace_v2(conn.handle, 0, nil, nil) }
         let books = Author.books.including(required: Book.publisher)
-        let authors = try withExtendedLifetime(log) {
-            try conn.fetchAll(AuthorBooks.self, Author.including(all: books).order("author.id"))
+        var authors: [AuthorBooks] = []
+        let statements = try StatementLog.statements(conn) {
+            authors = try conn.fetchAll(AuthorBooks.self, Author.including(all: books).order("author.id"))
         }
         #expect(authors.count == 294)
         #expect(authors.map(\.books.count).reduce(0, +) == 893)
@@ -447,7 +437,7 @@ import Testing
             #expect(
                 info.books.allSatisfy { $0.book.authorId == info.author.id && $0.publisher.id == $0.book.publisherId })
         }
-        #expect(log.sql.filter { $0.contains(#"SELECT "books".*"#) }.count == 1)
+        #expect(statements.filter { $0.contains(#"SELECT "books".*"#) }.count == 1)
     }
 
     // MARK: To-many steps inside other steps

@@ -10,7 +10,7 @@
 /// }
 /// let infos = try conn.fetchAll(CustomerInfo.self, Customer.all().including(all: Customer.orders))
 /// ```
-public struct ToManyAssociation<Origin: Record, Destination: Record>: Sendable {
+public struct ToManyAssociation<Origin: Record, Destination: Record>: Sendable, AssociationSteps {
     let descriptor: AssociationDescriptor
 
     /// The property the associated records decode into, and their table's alias in a request.
@@ -18,17 +18,13 @@ public struct ToManyAssociation<Origin: Record, Destination: Record>: Sendable {
 
     /// The same association under another key: another property, another alias.
     public func forKey(_ key: String) -> Self {
-        var descriptor = self.descriptor
-        descriptor.key = key
-        return Self(descriptor: descriptor)
+        with { $0.key = key }
     }
 
     /// The same association under another table alias, which its ``column(_:)-(String)`` qualifies
     /// columns with (see ``ToOneAssociation/aliased(_:)``).
     public func aliased(_ alias: String) -> Self {
-        var descriptor = self.descriptor
-        descriptor.tableAlias = alias
-        return Self(descriptor: descriptor)
+        with { $0.tableAlias = alias }
     }
 
     /// The same association, each associated record with the record `association` associates to it, by
@@ -76,24 +72,13 @@ public struct ToManyAssociation<Origin: Record, Destination: Record>: Sendable {
     /// let authors = try conn.fetchAll(AuthorInfo.self, Author.including(all: Author.books.including(all: Book.reviews)))
     /// ```
     public func including<Next>(all association: ToManyAssociation<Destination, Next>) -> Self {
-        var descriptor = self.descriptor
-        descriptor.children.append(
-            AssociationPart(descriptor: association.descriptor, mode: .includeAll, loader: ToManyLoader<Next>()))
-        return Self(descriptor: descriptor)
-    }
-
-    private func adding(_ child: AssociationDescriptor, _ mode: AssociationPart.Mode) -> Self {
-        var descriptor = self.descriptor
-        descriptor.children.append(AssociationPart(descriptor: child, mode: mode))
-        return Self(descriptor: descriptor)
+        addingAll(association)
     }
 
     /// The same association, with only the associated rows matching `condition` (name their columns
     /// with `column(_:)`): in the arrays, the counts and aggregates, and the joins.
     public func filter(_ condition: SQL) -> Self {
-        var descriptor = self.descriptor
-        descriptor.conditions.append(condition)
-        return Self(descriptor: descriptor)
+        with { $0.conditions.append(condition) }
     }
 
     /// The same association, its arrays sorted by `ordering` (`"\(Customer.orders.column("OrderDate"))"`),
@@ -107,17 +92,13 @@ public struct ToManyAssociation<Origin: Record, Destination: Record>: Sendable {
     /// Team.including(all: Team.players.thenOrder("name"))              // by position, then name
     /// ```
     public func order(_ ordering: SQL) -> Self {
-        var descriptor = self.descriptor
-        descriptor.orderings = [ordering]
-        return Self(descriptor: descriptor)
+        with { $0.orderings = [ordering] }
     }
 
     /// The same association, its arrays sorted by `ordering` after the orderings it already has
     /// (`.order(a).thenOrder(b)` sorts by `a`, then `b`).
     public func thenOrder(_ ordering: SQL) -> Self {
-        var descriptor = self.descriptor
-        descriptor.orderings.append(ordering)
-        return Self(descriptor: descriptor)
+        with { $0.orderings.append(ordering) }
     }
 
     /// A column of the associated table, qualified by the association's alias: `"orders"."Freight"`.

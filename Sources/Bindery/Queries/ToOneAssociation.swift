@@ -9,7 +9,7 @@
 /// }
 /// let infos = try conn.fetchAll(OrderInfo.self, Order.all().including(optional: Order.customer))
 /// ```
-public struct ToOneAssociation<Origin: Record, Destination: Record>: Sendable {
+public struct ToOneAssociation<Origin: Record, Destination: Record>: Sendable, AssociationSteps {
     let descriptor: AssociationDescriptor
 
     /// The property the associated record decodes into, and its table's alias in a request
@@ -19,9 +19,7 @@ public struct ToOneAssociation<Origin: Record, Destination: Record>: Sendable {
     /// The same association under another key: another property, another alias (to join the same
     /// table twice).
     public func forKey(_ key: String) -> Self {
-        var descriptor = self.descriptor
-        descriptor.key = key
-        return Self(descriptor: descriptor)
+        with { $0.key = key }
     }
 
     /// The same association under another table alias, which its ``column(_:)-(String)`` qualifies
@@ -35,9 +33,7 @@ public struct ToOneAssociation<Origin: Record, Destination: Record>: Sendable {
     ///     .filter("\(bookAuthor.column("country")) = \("FR")")
     /// ```
     public func aliased(_ alias: String) -> Self {
-        var descriptor = self.descriptor
-        descriptor.tableAlias = alias
-        return Self(descriptor: descriptor)
+        with { $0.tableAlias = alias }
     }
 
     /// The same association, each associated row with the record `association` associates to it, by an
@@ -87,16 +83,7 @@ public struct ToOneAssociation<Origin: Record, Destination: Record>: Sendable {
     /// let loans = try conn.fetchAll(LoanInfo.self, Loan.including(required: Loan.book.including(all: Book.reviews)))
     /// ```
     public func including<Next>(all association: ToManyAssociation<Destination, Next>) -> Self {
-        var descriptor = self.descriptor
-        descriptor.children.append(
-            AssociationPart(descriptor: association.descriptor, mode: .includeAll, loader: ToManyLoader<Next>()))
-        return Self(descriptor: descriptor)
-    }
-
-    private func adding(_ child: AssociationDescriptor, _ mode: AssociationPart.Mode) -> Self {
-        var descriptor = self.descriptor
-        descriptor.children.append(AssociationPart(descriptor: child, mode: mode))
-        return Self(descriptor: descriptor)
+        addingAll(association)
     }
 
     /// The same association, sorting the rows of the request that joins or includes it by `ordering`
@@ -109,17 +96,13 @@ public struct ToOneAssociation<Origin: Record, Destination: Record>: Sendable {
     /// Book.including(required: Book.author.order("\(Book.author.column("name"))"))
     /// ```
     public func order(_ ordering: SQL) -> Self {
-        var descriptor = self.descriptor
-        descriptor.orderings = [ordering]
-        return Self(descriptor: descriptor)
+        with { $0.orderings = [ordering] }
     }
 
     /// The same association, joining only the rows matching `condition` (added to its `ON`; name
     /// their columns with `column(_:)`).
     public func filter(_ condition: SQL) -> Self {
-        var descriptor = self.descriptor
-        descriptor.conditions.append(condition)
-        return Self(descriptor: descriptor)
+        with { $0.conditions.append(condition) }
     }
 
     /// A column of the associated table, qualified by the association's alias, for filters and
