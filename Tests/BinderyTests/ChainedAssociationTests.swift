@@ -733,4 +733,76 @@ import Testing
             #expect("\(error)".contains("\"country\" goes through an association that goes through another"))
         }
     }
+
+    // MARK: Selections and annotations of associated columns
+
+    struct AuthorName: Decodable, Equatable {
+        var name: String
+    }
+
+    @Test func anIncludedAssociationsSelectionIsWhatItsValueDecodesFrom() throws {
+        let conn = try Self.library()
+        struct BookAuthorName: Decodable, Equatable {
+            var book: Book
+            var author: AuthorName
+        }
+        let request = Book.including(required: Book.author.select("\(Book.author.column("name"))")).order("book.id")
+        #expect(try conn.sql(for: request).text.hasPrefix(#"SELECT "book".*, "author"."name" FROM"#))
+        #expect(
+            try conn.fetchAll(BookAuthorName.self, request) == [
+                BookAuthorName(book: Self.dune, author: AuthorName(name: "Ann")),
+                BookAuthorName(book: Self.emma, author: AuthorName(name: "Bob")),
+                BookAuthorName(book: Self.saga, author: AuthorName(name: "Ann")),
+            ])
+        struct BookMaybeAuthorName: Decodable, Equatable {
+            var book: Book
+            var author: AuthorName?
+        }
+        let optional = Book.including(optional: Book.author.select("\(Book.author.column("name"))")).order("book.id")
+        #expect(
+            try conn.fetchAll(BookMaybeAuthorName.self, optional).map(\.author?.name) == ["Ann", "Bob", nil, "Ann"])
+        // A selection wider than the value it decodes into is an error naming it.
+        let wide = Book.including(
+            required: Book.author.select("\(Book.author.column("name")), \(Book.author.column("id"))"))
+        #expect(throws: RowScopeError.self) { try conn.fetchAll(BookAuthorName.self, wide) }
+    }
+
+    @Test func annotatedWithAnAssociationSelectsItsColumnsAmongTheRowsOwn() throws {
+        let conn = try Self.library()
+        struct BookTitle: Decodable, Equatable {
+            var title: String
+            var authorName: String?
+        }
+        let name = Book.author.select("\(Book.author.column("name")) AS authorName")
+        let required = Book.all().select("book.title").annotated(withRequired: name).order("book.id")
+        #expect(
+            try conn.fetchAll(BookTitle.self, required) == [
+                BookTitle(title: "Dune", authorName: "Ann"), BookTitle(title: "Emma", authorName: "Bob"),
+                BookTitle(title: "Saga", authorName: "Ann"),
+            ])
+        let optional = Book.all().select("book.title").annotated(withOptional: name).order("book.id")
+        #expect(try conn.fetchAll(BookTitle.self, optional).map(\.authorName) == ["Ann", "Bob", nil, "Ann"])
+        #expect(try conn.fetchCount(optional) == 4)
+        #expect(try conn.fetchCount(required) == 3)
+        // The annotation's alias is a column of the rows: conditions and deletes can name it.
+        let anns = Book.all().annotated(withRequired: name).filter("authorName = \("Ann")")
+        #expect(try conn.fetchAll(anns.order("book.id")).map(\.title) == ["Dune", "Saga"])
+        try conn.execute(script: "DELETE FROM loan; DELETE FROM review")
+        #expect(try conn.deleteAll(anns) == 2)
+        #expect(try conn.fetchAll(Book.all().order("id")).map(\.title) == ["Emma", "Anon"])
+    }
+
+    @Test func aToManyAssociationsSelectionIsWhatItsElementsDecodeFrom() throws {
+        let conn = try Self.library()
+        struct Title: Decodable, Equatable {
+            var title: String
+        }
+        struct AuthorTitles: Decodable, Equatable {
+            var author: Author
+            var books: [Title]
+        }
+        let titles = Author.books.select("\(Author.books.column("title"))").order("\(Author.books.column("title"))")
+        let authors = try conn.fetchAll(AuthorTitles.self, Author.including(all: titles).order("author.id"))
+        #expect(authors.map { $0.books.map(\.title) } == [["Dune", "Saga"], ["Emma"], []])
+    }
 }

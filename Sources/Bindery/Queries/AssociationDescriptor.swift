@@ -61,6 +61,11 @@ struct AssociationDescriptor: Sendable {
     var orderings: [SQL] = []
     /// The alias of the destination table given with ``ToOneAssociation/aliased(_:)``; nil: the key.
     var tableAlias: String?
+    /// The columns selected of the destination (``ToOneAssociation/select(_:)``); nil: all of them.
+    var selection: SQL?
+
+    /// What the association selects: its selection, or every column of its table.
+    var selectedColumns: SQL { selection ?? SQL(text: alias + ".*") }
     /// The associations of the destination joined or included with it, in the order given.
     var children: [AssociationPart] = []
 

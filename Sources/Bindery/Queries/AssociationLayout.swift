@@ -24,31 +24,38 @@ struct AssociationLayout {
     /// `, "book".*, "author".*`: the columns of the included to-one associations.
     private(set) var scopedColumns = SQL(text: "")
 
-    /// The layout of `parts`, associations of the table aliased `parentAlias` (quoted).
-    init(_ parts: [AssociationPart], parentAlias: String) {
+    /// The layout of `parts`, associations of the table aliased `parentAlias` (quoted); `resolve` gives
+    /// the width of a selection (``ToOneAssociation/select(_:)``).
+    init(_ parts: [AssociationPart], parentAlias: String, _ resolve: RequestSchema) throws {
         var scopes: [RowScope] = []
-        walk(parts, parentAlias: parentAlias, path: "", scopes: &scopes)
+        try walk(parts, parentAlias: parentAlias, path: "", resolve, scopes: &scopes)
         self.scopes = scopes
     }
 
     /// Whether the rows select nothing for the associations.
     var isEmpty: Bool { toMany.isEmpty && scopes.isEmpty }
 
-    private mutating func walk(_ parts: [AssociationPart], parentAlias: String, path: String, scopes: inout [RowScope])
-    {
+    private mutating func walk(
+        _ parts: [AssociationPart], parentAlias: String, path: String, _ resolve: RequestSchema,
+        scopes: inout [RowScope]
+    ) throws {
         for part in parts {
             let descriptor = part.descriptor
             if part.mode == .includeAll {
                 toMany.append(ToManyStep(part: part, path: path + descriptor.key, parentAlias: parentAlias))
             } else if part.isSelected {
-                scopedColumns += SQL(text: ", " + descriptor.alias + ".*")
+                scopedColumns += SQL(text: ", ") + descriptor.selectedColumns
                 var nested: [RowScope] = []
-                walk(
-                    descriptor.children, parentAlias: descriptor.alias, path: path + descriptor.key + ".",
+                try walk(
+                    descriptor.children, parentAlias: descriptor.alias, path: path + descriptor.key + ".", resolve,
                     scopes: &nested)
-                scopes.append(RowScope(descriptor.key, extent: .table(descriptor.destinationTable), nested: nested))
+                // A selection takes as many columns as it has; the table's columns are checked by name.
+                let extent: RowScope.Extent =
+                    descriptor.selection == nil
+                    ? .table(descriptor.destinationTable) : .columns(try resolve.selectionWidth(descriptor) ?? 0)
+                scopes.append(RowScope(descriptor.key, extent: extent, nested: nested))
             } else {
-                walk(descriptor.children, parentAlias: descriptor.alias, path: path, scopes: &scopes)
+                try walk(descriptor.children, parentAlias: descriptor.alias, path: path, resolve, scopes: &scopes)
             }
         }
     }

@@ -6,7 +6,18 @@ extension Connection {
     var requestSchema: RequestSchema {
         RequestSchema(
             keys: { descriptor in try self.joinKeys(descriptor) },
-            collation: { table, column in self.columnCollation(table: table, column: column) })
+            collation: { table, column in self.columnCollation(table: table, column: column) },
+            selectionWidth: { descriptor in try self.selectionWidth(descriptor) })
+    }
+
+    /// How many columns the selection of `descriptor` has: those of `SELECT <selection> FROM <its table>`,
+    /// prepared (from the statement cache) but not run.
+    func selectionWidth(_ descriptor: AssociationDescriptor) throws -> Int? {
+        guard let selection = descriptor.selection else { return nil }
+        let text =
+            "SELECT " + selection.text + " FROM " + SQL.quote(identifier: descriptor.destinationTable) + " AS "
+            + descriptor.alias
+        return try withStatement(text) { Int($0.columnCount) }
     }
 
     /// The collation of `column` of `table` (`BINARY`, `NOCASE` …); nil when there is no such column

@@ -165,10 +165,13 @@ extension Connection {
     /// How many columns a request's scope takes: its table's, and those of the scopes nested in it.
     func width(of scope: RowScope) throws -> Int {
         var width = 0
-        if case .table(let table) = scope.extent {
+        switch scope.extent {
+        case .table(let table):
             let columns = try selectedColumns(of: table)
             guard !columns.isEmpty else { throw RowScopeError.unknownTable(property: scope.property, table: table) }
             width = columns.count
+        case .columns(let count):
+            width = count
         }
         return try scope.nested.reduce(width) { $0 + (try self.width(of: $1)) }
     }

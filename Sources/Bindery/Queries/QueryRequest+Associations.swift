@@ -88,6 +88,26 @@ extension QueryRequest {
         return request
     }
 
+    /// Selects the columns of the associated row among the request's own, by an INNER JOIN (rows
+    /// without one are left out): those its ``ToOneAssociation/select(_:)`` names, which decode into
+    /// properties of the row itself, or all its columns.
+    ///
+    /// ```swift
+    /// struct BookTitle: Decodable, Sendable { var title: String; var authorName: String }
+    /// let titles = try conn.fetchAll(
+    ///     BookTitle.self,
+    ///     Book.all().select("book.title").annotated(withRequired: Book.author.select("\(Book.author.column("name")) AS authorName")))
+    /// ```
+    public func annotated<Destination>(withRequired association: ToOneAssociation<Base, Destination>) -> QueryRequest {
+        adding(AssociationPart(descriptor: association.descriptor, mode: .annotateRequired))
+    }
+
+    /// Selects the columns of the associated row among the request's own, by a LEFT JOIN: NULL (a nil
+    /// property) where there is none.
+    public func annotated<Destination>(withOptional association: ToOneAssociation<Base, Destination>) -> QueryRequest {
+        adding(AssociationPart(descriptor: association.descriptor, mode: .annotateOptional))
+    }
+
     private func adding(_ part: AssociationPart) -> QueryRequest {
         var request = self
         request.associations.append(part)
@@ -137,7 +157,8 @@ extension Record {
 /// An association as a request uses it.
 struct AssociationPart: Sendable {
     enum Mode: Sendable {
-        case includeRequired, includeOptional, includeAll, joinRequired, joinOptional
+        case includeRequired, includeOptional, includeAll, joinRequired, joinOptional, annotateRequired,
+            annotateOptional
     }
 
     var descriptor: AssociationDescriptor
@@ -150,7 +171,7 @@ struct AssociationPart: Sendable {
     /// Whether its columns are selected in the request's own query.
     var isSelected: Bool { mode == .includeRequired || mode == .includeOptional }
     /// Whether its join is a LEFT JOIN.
-    var isOptional: Bool { mode == .includeOptional || mode == .joinOptional }
+    var isOptional: Bool { mode == .includeOptional || mode == .joinOptional || mode == .annotateOptional }
 }
 
 /// A count or aggregate selected by a request.

@@ -25,7 +25,8 @@ extension QueryRequest {
         var sql = SQL(text: isDistinct ? "SELECT DISTINCT " : "SELECT ")
         sql += selection ?? SQL(text: baseTable + ".*")
         sql += try annotationColumns(resolve)
-        let layout = AssociationLayout(associations, parentAlias: baseTable)
+        sql += annotatedAssociationColumns
+        let layout = try AssociationLayout(associations, parentAlias: baseTable, resolve)
         let keyColumns = try layout.keyColumns(resolve)
         sql += keyColumns.sql
         sql += layout.scopedColumns
@@ -88,8 +89,9 @@ extension QueryRequest {
             inner += ", " + selection
         }
         inner += try annotationColumns(resolve)
+        inner += annotatedAssociationColumns
         inner += try body(resolve, ordered: limitCount != nil || offsetCount != nil)
-        if !annotations.isEmpty || selection != nil {
+        if !annotations.isEmpty || selection != nil || !annotatedAssociationColumns.text.isEmpty {
             // Conditions may name the annotations, which the key columns alone would not select.
             inner = SQL(text: "SELECT " + aliases.joined(separator: ", ") + " FROM (") + inner + ")"
         }
@@ -102,6 +104,7 @@ extension QueryRequest {
         var sql = SQL(text: isDistinct ? "SELECT DISTINCT " : "SELECT ")
         sql += selection ?? SQL(text: baseTable + ".*")
         sql += try annotationColumns(resolve)
+        sql += annotatedAssociationColumns
         sql += try body(resolve, ordered: limitCount != nil || offsetCount != nil)
         return sql
     }
@@ -126,6 +129,16 @@ extension QueryRequest {
                 value = try subquery(annotation, annotation.expression, resolve)
             }
             sql += ", " + value + SQL(text: " AS " + SQL.quote(identifier: annotation.key))
+        }
+        return sql
+    }
+
+    /// `, "team"."name"`: the columns of the associations given to `annotated(withRequired:)` and
+    /// `annotated(withOptional:)`, among the request's own columns.
+    var annotatedAssociationColumns: SQL {
+        var sql = SQL(text: "")
+        for part in associations where part.mode == .annotateRequired || part.mode == .annotateOptional {
+            sql += SQL(text: ", ") + part.descriptor.selectedColumns
         }
         return sql
     }

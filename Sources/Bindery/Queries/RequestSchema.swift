@@ -7,7 +7,11 @@ struct RequestSchema {
     var keys: (AssociationDescriptor) throws -> JoinKeys?
     /// The collation of a column of a table; nil where it is not known.
     var collation: (_ table: String, _ column: String) throws -> String?
+    /// How many columns an association's selection has; nil where it is not known.
+    var selectionWidth: (AssociationDescriptor) throws -> Int?
 
     /// Without a connection: the keys that associations give, nothing from the schema.
-    static var unresolved: RequestSchema { RequestSchema(keys: { $0.givenKeys }, collation: { _, _ in nil }) }
+    static var unresolved: RequestSchema {
+        RequestSchema(keys: { $0.givenKeys }, collation: { _, _ in nil }, selectionWidth: { _ in nil })
+    }
 }

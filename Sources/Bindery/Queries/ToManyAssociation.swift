@@ -75,6 +75,12 @@ public struct ToManyAssociation<Origin: Record, Destination: Record>: Sendable, 
         addingAll(association)
     }
 
+    /// The same association, selecting only `selection` of its table (name its columns with
+    /// `column(_:)`), which its arrays' elements decode from.
+    public func select(_ selection: SQL) -> Self {
+        with { $0.selection = selection }
+    }
+
     /// The same association, with only the associated rows matching `condition` (name their columns
     /// with `column(_:)`): in the arrays, the counts and aggregates, and the joins.
     public func filter(_ condition: SQL) -> Self {

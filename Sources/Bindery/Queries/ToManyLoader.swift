@@ -36,11 +36,11 @@ struct ToManyLoader<Destination: Record>: ToManyLoading {
         _ descriptor: AssociationDescriptor, keys: JoinKeys, parentKeys: Set<[SQLiteValue]>, keyColumn: Int32,
         on conn: Connection
     ) throws -> any PrefetchedValues {
-        let load = ToManyLoad<Destination>(
-            descriptor: descriptor, keys: keys, parentKeys: Array(parentKeys), keyColumn: keyColumn)
-        guard load.layout.isEmpty else {
-            // The records include associations of their own: decoded as the property's element type
-            // (`[BookInfo]`), known only when the first row asks for it.
+        let load = try ToManyLoad<Destination>(
+            descriptor: descriptor, keys: keys, parentKeys: Array(parentKeys), keyColumn: keyColumn, on: conn)
+        guard load.layout.isEmpty, descriptor.selection == nil else {
+            // The records include associations of their own, or are a selection of columns: decoded as
+            // the property's element type (`[BookInfo]`), known only when the first row asks for it.
             return DeferredToManyGroups(load, on: conn)
         }
         return try load.run(Destination.self, on: conn)
@@ -59,12 +59,15 @@ struct ToManyLoad<Destination: Record> {
     /// What the rows select for the associations the association includes.
     let layout: AssociationLayout
 
-    init(descriptor: AssociationDescriptor, keys: JoinKeys, parentKeys: [[SQLiteValue]], keyColumn: Int32) {
+    init(
+        descriptor: AssociationDescriptor, keys: JoinKeys, parentKeys: [[SQLiteValue]], keyColumn: Int32,
+        on conn: Connection
+    ) throws {
         self.descriptor = descriptor
         self.keys = keys
         self.parentKeys = parentKeys
         self.keyColumn = keyColumn
-        self.layout = AssociationLayout(descriptor.children, parentAlias: descriptor.alias)
+        self.layout = try AssociationLayout(descriptor.children, parentAlias: descriptor.alias, conn.requestSchema)
     }
 
     /// Fetches the rows, each decoded as an `Element`, grouped by the parents' keys.
@@ -85,10 +88,8 @@ struct ToManyLoad<Destination: Record> {
             : keys.pivotOrigin.map { descriptor.pivotAlias + "." + SQL.quote(identifier: $0) }
         let valuesAlias = SQL.quote(identifier: "bindery.keys")
         let select =
-            SQL(
-                text: "SELECT " + descriptor.alias + ".*, " + valuesAlias + ".column1 AS "
-                    + SQL.quote(identifier: "bindery.key"))
-            + nestedColumns
+            SQL(text: "SELECT ") + descriptor.selectedColumns
+            + SQL(text: ", " + valuesAlias + ".column1 AS " + SQL.quote(identifier: "bindery.key")) + nestedColumns
         let from = try fromClause(conn)
         // The key column on the left: its collation decides, as in `key IN (…)`.
         let on = links.enumerated().map { index, column in "\(column) = \(valuesAlias).column\(index + 2)" }
@@ -104,7 +105,8 @@ struct ToManyLoad<Destination: Record> {
         let all = parentKeys
         groups.prepare(all)
         let chunkSize = try Self.chunkSize(
-            keyColumns: links.count, otherParameters: tail.valueCount + from.valueCount, on: conn,
+            keyColumns: links.count,
+            otherParameters: tail.valueCount + from.valueCount + (descriptor.selection?.valueCount ?? 0), on: conn,
             descriptor: descriptor)
         if try Self.groupsByExactValue(all, descriptor: descriptor, keys: keys, on: conn) {
             let grouped = try loadByValue(
@@ -189,11 +191,11 @@ struct ToManyLoad<Destination: Record> {
         _ all: [[SQLiteValue]], links: [String], nestedColumns: SQL, from: SQL, groups: ToManyGroups<Element>,
         chunkSize: Int, on conn: Connection
     ) throws -> Bool {
-        var head = "SELECT " + descriptor.alias + ".*"
+        var keyColumns = ""
         for (index, column) in links.enumerated() {
-            head += ", " + column + " AS " + SQL.quote(identifier: "bindery.key.\(index)")
+            keyColumns += ", " + column + " AS " + SQL.quote(identifier: "bindery.key.\(index)")
         }
-        let select = SQL(text: head) + nestedColumns + from
+        let select = SQL(text: "SELECT ") + descriptor.selectedColumns + SQL(text: keyColumns) + nestedColumns + from
         var start = 0
         while start < all.count {
             let chunk = all[start..<Swift.min(start + chunkSize, all.count)]

@@ -86,6 +86,19 @@ public struct ToOneAssociation<Origin: Record, Destination: Record>: Sendable, A
         addingAll(association)
     }
 
+    /// The same association, selecting only `selection` of its table (name its columns with
+    /// `column(_:)`): included, its value decodes from those columns; given to
+    /// ``QueryRequest/annotated(withRequired:)``, they join the request's own.
+    ///
+    /// ```swift
+    /// struct AuthorName: Decodable, Sendable { var name: String }
+    /// struct BookInfo: Decodable, Sendable { var book: Book; var author: AuthorName }
+    /// Book.including(required: Book.author.select("\(Book.author.column("name"))"))
+    /// ```
+    public func select(_ selection: SQL) -> Self {
+        with { $0.selection = selection }
+    }
+
     /// The same association, sorting the rows of the request that joins or includes it by `ordering`
     /// (name its columns with `column(_:)`), after the request's own orderings and those of the
     /// associations before it; replaces any ordering the association had. Inside a to-many association,
