@@ -34,9 +34,11 @@ public enum RowScopeError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .missingColumns(let property, let type, let table):
             let from = table.map { " and no column comes from table \"\($0)\"" } ?? ""
+            // The last key of a path (`book.writer`): the property's own name.
+            let name = property.split(separator: ".").last.map(String.init) ?? property
             return
-                "no columns for the nested value \"\(property)\" (\(type)): no column is called \"\(property)\"\(from);"
-                + " select its columns, or pass scopes with the query"
+                "no columns for the nested value \"\(property)\" (\(type)): no column is called \"\(name)\"\(from);"
+                + " select its columns, pass scopes with the query, or include an association with that key"
         case .allNull(let property, let type):
             return "the nested value \"\(property)\" (\(type)) is not optional, but all its columns are NULL"
                 + " (a LEFT JOIN without a match?); declare it optional"
