@@ -45,6 +45,7 @@ import Testing
         var id: Int64
         var bookId: Int64
         var stars: Int
+        static let book = belongsTo(Book.self)
     }
 
     struct Loan: Record, Equatable {
@@ -747,7 +748,9 @@ import Testing
             var author: AuthorName
         }
         let request = Book.including(required: Book.author.select("\(Book.author.column("name"))")).order("book.id")
-        #expect(try conn.sql(for: request).text.hasPrefix(#"SELECT "book".*, "author"."name" FROM"#))
+        #expect(
+            try conn.sql(for: request).text.hasPrefix(
+                #"SELECT "book".*, "author"."name", "author"."id" AS "bindery.present" FROM"#))
         #expect(
             try conn.fetchAll(BookAuthorName.self, request) == [
                 BookAuthorName(book: Self.dune, author: AuthorName(name: "Ann")),
@@ -761,6 +764,25 @@ import Testing
         let optional = Book.including(optional: Book.author.select("\(Book.author.column("name"))")).order("book.id")
         #expect(
             try conn.fetchAll(BookMaybeAuthorName.self, optional).map(\.author?.name) == ["Ann", "Bob", nil, "Ann"])
+        // Selected columns that are all NULL in a row that has an author: a value, not a nil.
+        struct AuthorCountry: Decodable, Equatable {
+            var countryId: Int64?
+        }
+        struct BookAuthorCountry: Decodable, Equatable {
+            var book: Book
+            var author: AuthorCountry?
+        }
+        let countries = Book.author.select("\(Book.author.column("countryId"))")
+        #expect(
+            try conn.fetchAll(BookAuthorCountry.self, Book.including(optional: countries).order("book.id"))
+                .map(\.author) == [
+                    AuthorCountry(countryId: 1), AuthorCountry(countryId: nil), nil, AuthorCountry(countryId: 1),
+                ])
+        #expect(
+            try conn.fetchAll(BookAuthorCountry.self, Book.including(required: countries).order("book.id"))
+                .map(\.author) == [
+                    AuthorCountry(countryId: 1), AuthorCountry(countryId: nil), AuthorCountry(countryId: 1),
+                ])
         // A selection wider than the value it decodes into is an error naming it.
         let wide = Book.including(
             required: Book.author.select("\(Book.author.column("name")), \(Book.author.column("id"))"))
@@ -804,5 +826,51 @@ import Testing
         let titles = Author.books.select("\(Author.books.column("title"))").order("\(Author.books.column("title"))")
         let authors = try conn.fetchAll(AuthorTitles.self, Author.including(all: titles).order("author.id"))
         #expect(authors.map { $0.books.map(\.title) } == [["Dune", "Saga"], ["Emma"], []])
+    }
+
+    // MARK: Aliases that would name two tables
+
+    @Test func anAggregatesJoinedStepAliasedAsTheRequestsTableThrows() throws {
+        let conn = try Self.library()
+        // In the count's subquery, "author" would name the step instead of the request's row.
+        let books = Author.books.including(required: Book.author)
+        #expect(throws: AssociationError.duplicateAlias(alias: "author", first: "author", second: "bookCount.author")) {
+            try conn.fetchAll(Author.including(all: books).annotated(with: books.count))
+        }
+        // Aliased, the count counts each author's books again.
+        let aliased = Author.books.including(required: Book.author.aliased("writer"))
+        struct AuthorCount: Decodable, Equatable {
+            var author: Author
+            var bookCount: Int
+        }
+        let counts = try conn.fetchAll(AuthorCount.self, Author.all().annotated(with: aliased.count).order("author.id"))
+        #expect(counts.map(\.bookCount) == [2, 1, 0])
+        // A step aliased as the request's own table.
+        #expect(throws: AssociationError.duplicateAlias(alias: "loan", first: "loan", second: "book")) {
+            try conn.fetchAll(Loan.joining(required: Loan.book.aliased("loan")))
+        }
+        // The middle table of a to-many step, and one of its steps.
+        let reviews = Loan.hasMany(Review.self, through: Loan.book, using: Book.reviews)
+        #expect(throws: AssociationError.duplicateAlias(alias: "book", first: "reviews", second: "reviews.book")) {
+            try conn.fetchAll(Loan.including(all: reviews.including(required: Review.book)))
+        }
+    }
+
+    @Test func renamingAnAssociationAfterItsConditionsThrows() throws {
+        let conn = try Self.library()
+        let renamed = Book.author.filter("\(Book.author.column("countryId")) = \(1)").aliased("writer")
+        let request = Loan.including(required: Loan.reader).including(required: Loan.book.including(required: renamed))
+        #expect(throws: AssociationError.aliasChanged(association: "book.author", alias: "author", newAlias: "writer"))
+        {
+            try conn.fetchAll(LoanWithReader.self, request)
+        }
+        // Renamed first, its column(_:) names the new alias: the condition filters the book's author.
+        let writer = Book.author.aliased("writer")
+        let filtered = Loan.including(required: Loan.reader)
+            .including(required: Loan.book.including(required: writer.filter("\(writer.column("countryId")) = \(1)")))
+        #expect(try conn.fetchAll(LoanAndAuthor.self, filtered.order("loan.id")).map(\.loan.id) == [1])
+        #expect(
+            AssociationError.aliasChanged(association: "book.author", alias: "author", newAlias: "writer").description
+                .contains("before filter"))
     }
 }

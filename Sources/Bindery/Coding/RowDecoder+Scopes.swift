@@ -13,6 +13,7 @@ extension RowDecoder {
         let span: Range<Int32>
         let nested: [RowScope]
         let nestedWidth: Int32
+        let presence: Bool
     }
 
     /// The decoder of one nested value, or nil when the key is no scope (it is then missing).
@@ -31,7 +32,7 @@ extension RowDecoder {
         guard column == Self.missingColumn, let child = try scopedChild(key.stringValue, for: T.self) else {
             throw unresolved(key, column: column)
         }
-        if isNull(scope: child.scope) {
+        if isAbsent(child) {
             throw RowScopeError.allNull(property: key.stringValue, type: "\(T.self)")
         }
         return try decode(T.self, in: child, key: key)
@@ -50,7 +51,7 @@ extension RowDecoder {
             if RowDecoder.readsOneColumn(T.self) { throw missingColumn(key) }
             return nil
         }
-        guard !isNull(scope: child.scope) else { return nil }
+        guard !isAbsent(child) else { return nil }
         return try decode(T.self, in: child, key: key)
     }
 
@@ -77,6 +78,13 @@ extension RowDecoder {
                         + " hold"))
         }
         return value
+    }
+
+    /// Whether the nested value `child` reads is missing from the current row: its presence column is
+    /// NULL, or, without one, all its columns are.
+    private func isAbsent(_ child: RowDecoder) -> Bool {
+        guard let column = child.presenceColumn else { return isNull(scope: child.scope) }
+        return isNull(scope: column..<column + 1)
     }
 
     /// Whether every column of `scope` is NULL in the current row.
@@ -121,7 +129,8 @@ extension RowDecoder {
             let scope = scopes.first(where: { $0.property == key }), case .columns(let count) = scope.extent
         else { return }
         let read = child.columnsRead
-        guard read.count != count else { return }
+        // A presence column is read by no property.
+        guard read.count != count - (scope.presence ? 1 : 0) else { return }
         let names = read.sorted().map { "\"\(columnName($0))\"" }.joined(separator: ", ")
         throw RowScopeError.invalidScope(
             property: key,
@@ -147,9 +156,11 @@ extension RowDecoder {
             return scopedChildren[index].decoder
         }
         let child = try makeScopedChild(key, for: T.self).map {
-            RowDecoder(
+            let child = RowDecoder(
                 scopeOf: self, name: key, type: T.self, scope: $0.span, prefixLength: $0.prefixLength,
                 scoping: $0.scoping)
+            child.presenceColumn = $0.presence
+            return child
         }
         scopedChildren.append(ScopedChild(key: key, typeID: typeID, decoder: child))
         scopedPosition = scopedChildren.count
@@ -160,7 +171,7 @@ extension RowDecoder {
     /// (`manager.`), and the scoping of the values nested in it when its scope says (nil: the automatic
     /// rule); nil when `key` is no scope.
     private func makeScopedChild<T>(_ key: String, for type: T.Type) throws -> (
-        span: Range<Int32>, prefixLength: Int, scoping: RowScoping?
+        span: Range<Int32>, prefixLength: Int, scoping: RowScoping?, presence: Int32?
     )? {
         guard let scoping else { return nil }
         // A struct decoding by column name: by init(from:) or by init(columns:).
@@ -175,7 +186,7 @@ extension RowDecoder {
             if scoping.trailing != nil, spans[key] == nil {
                 // A request's row: the other nested values read the columns before its scopes.
                 return try unscopedSpan(key, for: T.self, isKeyed: isKeyed, scoping).map {
-                    ($0.span, $0.prefixLength, nil)
+                    ($0.span, $0.prefixLength, nil, nil)
                 }
             }
             guard let given = spans[key] else {
@@ -185,14 +196,20 @@ extension RowDecoder {
                 return nil
             }
             guard isKeyed else { throw RowScopeError.notKeyed(property: key, type: "\(T.self)") }
-            // Its own columns come first, then those of the values nested in it.
-            guard
-                let nested = scoping.nested(
-                    key, given.nested, width: given.nestedWidth, end: given.span.upperBound)
-            else { return (given.span, 0, nil) }
-            return (given.span.lowerBound..<given.span.upperBound - given.nestedWidth, 0, nested)
+            // Its own columns come first (the last of them its presence column, if it has one), then
+            // those of the values nested in it.
+            var own = given.span.lowerBound..<given.span.upperBound - given.nestedWidth
+            var presence: Int32?
+            if given.presence, !own.isEmpty {
+                presence = own.upperBound - 1
+                own = own.lowerBound..<own.upperBound - 1
+            }
+            let nested = scoping.nested(key, given.nested, width: given.nestedWidth, end: given.span.upperBound)
+            return (own, 0, nested, presence)
         }
-        return try unscopedSpan(key, for: T.self, isKeyed: isKeyed, scoping).map { ($0.span, $0.prefixLength, nil) }
+        return try unscopedSpan(key, for: T.self, isKeyed: isKeyed, scoping).map {
+            ($0.span, $0.prefixLength, nil, nil)
+        }
     }
 
     /// The columns of the nested value `key` that no given scope names: by its prefix, or by the
@@ -289,7 +306,8 @@ extension RowDecoder {
                 try check(start, tableColumns, of: table, for: given.property)
             }
             let span = start..<start + Int32(count + nestedWidth)
-            spans[given.property] = ExplicitSpan(span: span, nested: given.nested, nestedWidth: Int32(nestedWidth))
+            spans[given.property] = ExplicitSpan(
+                span: span, nested: given.nested, nestedWidth: Int32(nestedWidth), presence: given.presence)
             start = span.upperBound
         }
         guard start == end else {

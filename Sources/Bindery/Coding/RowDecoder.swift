@@ -80,6 +80,9 @@ final class RowDecoder: Decoder {
     /// Whether this decoder, a nested value's, had its scope's width checked against the columns its
     /// value read (see `checkScopeWidth(of:key:type:)`), after its first row.
     var scopeWidthChecked = false
+    /// The column that says whether this decoder's nested value is in the row (see
+    /// ``RowScope/presence``); nil: it is when any of its columns is not NULL.
+    var presenceColumn: Int32?
     lazy var json: JSONDecoder = {
         let decoder = JSONDecoder()
         let strategy = options.dateStrategy

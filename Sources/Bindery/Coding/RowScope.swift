@@ -35,17 +35,23 @@ public struct RowScope: Sendable, Hashable, CustomStringConvertible {
     /// The scopes of values nested in this one (a request's associations included by an association it
     /// includes), laid end to end after the columns `extent` takes; empty for a scope given with a query.
     let nested: [RowScope]
+    /// Whether the last of the columns `extent` takes says if the value is there (NULL for a LEFT JOIN
+    /// without a match) and is no part of it: a selection of an association's columns, which may all be
+    /// NULL in a row that has one.
+    let presence: Bool
 
     /// A scope for `property` taking the columns that `extent` says.
     public init(_ property: String, extent: Extent) {
         self.init(property, extent: extent, nested: [])
     }
 
-    /// A scope for `property` taking the columns that `extent` says, followed by the columns of `nested`.
-    init(_ property: String, extent: Extent, nested: [RowScope]) {
+    /// A scope for `property` taking the columns that `extent` says (the last a presence marker when
+    /// `presence` is true), followed by the columns of `nested`.
+    init(_ property: String, extent: Extent, nested: [RowScope], presence: Bool = false) {
         self.property = property
         self.extent = extent
         self.nested = nested
+        self.presence = presence
     }
 
     /// A scope for `property` taking the next `count` columns.

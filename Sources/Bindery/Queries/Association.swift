@@ -166,6 +166,7 @@ extension Record {
             conditions: first.conditions)
         // The target's conditions and orderings name its columns by its alias.
         descriptor.tableAlias = second.aliasName
+        descriptor.writtenAlias = second.writtenAlias
         descriptor.conditions = second.conditions
         descriptor.orderings = second.orderings
         return descriptor

@@ -63,6 +63,9 @@ struct AssociationDescriptor: Sendable {
     var tableAlias: String?
     /// The columns selected of the destination (``ToOneAssociation/select(_:)``); nil: all of them.
     var selection: SQL?
+    /// The alias when the first condition, ordering or selection was given, whose `column(_:)` named
+    /// it; nil before.
+    var writtenAlias: String?
 
     /// What the association selects: its selection, or every column of its table.
     var selectedColumns: SQL { selection ?? SQL(text: alias + ".*") }

@@ -29,6 +29,10 @@ public enum AssociationError: Error, Sendable, Hashable, CustomStringConvertible
     /// The association `association` goes through an association it cannot go through: `reason` says
     /// why (one that goes through another, or that includes or joins others).
     case invalidThrough(association: String, reason: String)
+    /// The association at `association` was given conditions, orderings or a selection naming its table
+    /// as `alias`, then another alias, `newAlias` (by ``ToOneAssociation/aliased(_:)`` or `forKey(_:)`):
+    /// rename it first, so that its `column(_:)` names the new alias.
+    case aliasChanged(association: String, alias: String, newAlias: String)
     /// The request aggregates its rows (by `group`, `having` or an aggregate in its selection) and
     /// joins the to-many association `association`: a row of its table then stands several times in
     /// a group, and the annotation `annotation` cannot be aggregated over the group exactly. Annotate
@@ -60,6 +64,10 @@ public enum AssociationError: Error, Sendable, Hashable, CustomStringConvertible
                 + " aliased(_:)"
         case .invalidThrough(let association, let reason):
             return "the association \"\(association)\" \(reason)"
+        case .aliasChanged(let association, let alias, let newAlias):
+            return "the association \"\(association)\" has conditions, orderings or a selection naming its table as"
+                + " \"\(alias)\", but was then renamed \"\(newAlias)\": call aliased(_:) or forKey(_:) before filter,"
+                + " order and select"
         case .annotationOfGroupedJoin(let annotation, let association):
             return "the request groups its rows and joins the to-many association \"\(association)\", so a row"
                 + " can stand several times in one group and \"\(annotation)\" cannot be aggregated over the group"

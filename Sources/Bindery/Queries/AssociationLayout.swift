@@ -45,15 +45,24 @@ struct AssociationLayout {
                 toMany.append(ToManyStep(part: part, path: path + descriptor.key, parentAlias: parentAlias))
             } else if part.isSelected {
                 scopedColumns += SQL(text: ", ") + descriptor.selectedColumns
+                var extent = RowScope.Extent.table(descriptor.destinationTable)
+                if descriptor.selection != nil {
+                    // A selection takes as many columns as it has, and one more: a key column of the
+                    // association's table, NULL only where no row was joined (the selected columns may
+                    // all be NULL in a row that was).
+                    let marker =
+                        try resolve.keys(descriptor)?.destination.first.map {
+                            descriptor.alias + "." + SQL.quote(identifier: $0)
+                        } ?? "<a key column of \(descriptor.alias)>"
+                    scopedColumns += SQL(text: ", " + marker + " AS " + SQL.quote(identifier: "bindery.present"))
+                    extent = .columns((try resolve.selectionWidth(descriptor) ?? 0) + 1)
+                }
                 var nested: [RowScope] = []
                 try walk(
                     descriptor.children, parentAlias: descriptor.alias, path: path + descriptor.key + ".", resolve,
                     scopes: &nested)
-                // A selection takes as many columns as it has; the table's columns are checked by name.
-                let extent: RowScope.Extent =
-                    descriptor.selection == nil
-                    ? .table(descriptor.destinationTable) : .columns(try resolve.selectionWidth(descriptor) ?? 0)
-                scopes.append(RowScope(descriptor.key, extent: extent, nested: nested))
+                scopes.append(
+                    RowScope(descriptor.key, extent: extent, nested: nested, presence: descriptor.selection != nil))
             } else {
                 try walk(descriptor.children, parentAlias: descriptor.alias, path: path, resolve, scopes: &scopes)
             }

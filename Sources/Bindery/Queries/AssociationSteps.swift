@@ -13,6 +13,15 @@ extension AssociationSteps {
         return Self(descriptor: descriptor)
     }
 
+    /// The same association with a condition, ordering or selection written against its alias, which
+    /// `change` adds: the alias is noted, and renaming the association afterwards throws when it runs.
+    func writing(_ change: (inout AssociationDescriptor) -> Void) -> Self {
+        with {
+            change(&$0)
+            $0.writtenAlias = $0.writtenAlias ?? $0.aliasName
+        }
+    }
+
     /// The same association, which joins or includes `child` of its destination as `mode` says.
     func adding(_ child: AssociationDescriptor, _ mode: AssociationPart.Mode) -> Self {
         with { $0.children.append(AssociationPart(descriptor: child, mode: mode)) }

@@ -209,9 +209,11 @@ extension Connection {
         var prefetched: [String: any PrefetchedValues] = [:]
         var column = firstKeyColumn
         for (index, (step, joinKeys)) in steps.enumerated() {
-            guard let loader = step.part.loader else { continue }
-            prefetched[step.path] = try loader.load(
-                step.part.descriptor, keys: joinKeys, parentKeys: keys[index], keyColumn: column, on: self)
+            // Every to-many step has a loader (`including(all:)` gives it one).
+            if let loader = step.part.loader {
+                prefetched[step.path] = try loader.load(
+                    step.part.descriptor, keys: joinKeys, parentKeys: keys[index], keyColumn: column, on: self)
+            }
             column += Int32(joinKeys.origin.count)
         }
         return prefetched

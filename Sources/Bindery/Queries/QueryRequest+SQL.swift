@@ -346,8 +346,34 @@ extension QueryRequest {
     /// Throws when two associations decoded into the same value have the same key (they would be one
     /// property), or two associations anywhere in the request the same table alias.
     private func checkKeys() throws {
-        var aliases: [FoldedIdentifier: String] = [:]
+        // The request's table is named in the query as itself.
+        var aliases = [FoldedIdentifier(Base.tableName): Base.tableName]
         try Self.checkKeys(associations, path: "", aliases: &aliases)
+        for annotation in annotations {
+            // An aggregate's subquery joins the association's tables beside the request's, which it
+            // names to correlate them.
+            var own = [FoldedIdentifier(Base.tableName): Base.tableName]
+            try Self.register(annotation.descriptor, path: annotation.key, in: &own)
+            try Self.checkKeys(annotation.descriptor.children, path: annotation.key + ".", aliases: &own)
+        }
+    }
+
+    /// Adds the aliases of the association at `path` (its table's, and its pivot's) to `aliases`;
+    /// throws when one is there already, or when its conditions name its table by another alias.
+    private static func register(
+        _ descriptor: AssociationDescriptor, path: String, in aliases: inout [FoldedIdentifier: String]
+    ) throws {
+        if let written = descriptor.writtenAlias, FoldedIdentifier(written) != FoldedIdentifier(descriptor.aliasName) {
+            throw AssociationError.aliasChanged(association: path, alias: written, newAlias: descriptor.aliasName)
+        }
+        if let other = aliases.updateValue(path, forKey: FoldedIdentifier(descriptor.aliasName)) {
+            throw AssociationError.duplicateAlias(alias: descriptor.aliasName, first: other, second: path)
+        }
+        if let pivotAlias = descriptor.pivot?.alias,
+            let other = aliases.updateValue(path, forKey: FoldedIdentifier(pivotAlias))
+        {
+            throw AssociationError.duplicateAlias(alias: pivotAlias, first: other, second: path)
+        }
     }
 
     /// Checks the keys of `parts`, decoded into one value (with those of the children of the ones only
@@ -366,18 +392,12 @@ extension QueryRequest {
                 let fullPath = path + descriptor.key
                 if part.mode == .includeAll {
                     // Fetched by a query of its own, where only its own aliases are.
-                    var own = [FoldedIdentifier(descriptor.aliasName): fullPath]
+                    var own: [FoldedIdentifier: String] = [:]
+                    try register(descriptor, path: fullPath, in: &own)
                     try checkKeys(descriptor.children, path: fullPath + ".", aliases: &own)
                     continue
                 }
-                if let other = aliases.updateValue(fullPath, forKey: FoldedIdentifier(descriptor.aliasName)) {
-                    throw AssociationError.duplicateAlias(alias: descriptor.aliasName, first: other, second: fullPath)
-                }
-                if let pivotAlias = descriptor.pivot?.alias,
-                    let other = aliases.updateValue(fullPath, forKey: FoldedIdentifier(pivotAlias))
-                {
-                    throw AssociationError.duplicateAlias(alias: pivotAlias, first: other, second: fullPath)
-                }
+                try register(descriptor, path: fullPath, in: &aliases)
                 if part.isSelected {
                     try checkKeys(descriptor.children, path: fullPath + ".", aliases: &aliases)
                 } else {

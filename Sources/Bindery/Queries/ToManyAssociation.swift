@@ -78,13 +78,13 @@ public struct ToManyAssociation<Origin: Record, Destination: Record>: Sendable, 
     /// The same association, selecting only `selection` of its table (name its columns with
     /// `column(_:)`), which its arrays' elements decode from.
     public func select(_ selection: SQL) -> Self {
-        with { $0.selection = selection }
+        writing { $0.selection = selection }
     }
 
     /// The same association, with only the associated rows matching `condition` (name their columns
     /// with `column(_:)`): in the arrays, the counts and aggregates, and the joins.
     public func filter(_ condition: SQL) -> Self {
-        with { $0.conditions.append(condition) }
+        writing { $0.conditions.append(condition) }
     }
 
     /// The same association, its arrays sorted by `ordering` (`"\(Customer.orders.column("OrderDate"))"`),

@@ -106,7 +106,8 @@ struct ToManyLoad<Destination: Record> {
         groups.prepare(all)
         let chunkSize = try Self.chunkSize(
             keyColumns: links.count,
-            otherParameters: tail.valueCount + from.valueCount + (descriptor.selection?.valueCount ?? 0), on: conn,
+            otherParameters: tail.valueCount + from.valueCount + nestedColumns.valueCount
+                + (descriptor.selection?.valueCount ?? 0), on: conn,
             descriptor: descriptor)
         if try Self.groupsByExactValue(all, descriptor: descriptor, keys: keys, on: conn) {
             let grouped = try loadByValue(

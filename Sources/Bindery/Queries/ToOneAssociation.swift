@@ -96,7 +96,7 @@ public struct ToOneAssociation<Origin: Record, Destination: Record>: Sendable, A
     /// Book.including(required: Book.author.select("\(Book.author.column("name"))"))
     /// ```
     public func select(_ selection: SQL) -> Self {
-        with { $0.selection = selection }
+        writing { $0.selection = selection }
     }
 
     /// The same association, sorting the rows of the request that joins or includes it by `ordering`
@@ -109,13 +109,13 @@ public struct ToOneAssociation<Origin: Record, Destination: Record>: Sendable, A
     /// Book.including(required: Book.author.order("\(Book.author.column("name"))"))
     /// ```
     public func order(_ ordering: SQL) -> Self {
-        with { $0.orderings = [ordering] }
+        writing { $0.orderings = [ordering] }
     }
 
     /// The same association, joining only the rows matching `condition` (added to its `ON`; name
     /// their columns with `column(_:)`).
     public func filter(_ condition: SQL) -> Self {
-        with { $0.conditions.append(condition) }
+        writing { $0.conditions.append(condition) }
     }
 
     /// A column of the associated table, qualified by the association's alias, for filters and
