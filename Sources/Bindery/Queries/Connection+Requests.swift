@@ -60,8 +60,11 @@ extension Connection {
         return try withPrepared(request) { sql, scoping in try fetchOne(T.self, sql: sql, scoping: scoping) }
     }
 
-    /// A lazy cursor over the rows of `request`, as its record type, in constant memory (the records
-    /// of included to-many associations are fetched first, when the cursor is made).
+    /// A lazy cursor over the rows of `request`, as its record type, in constant memory. The records of
+    /// included to-many associations are fetched first, when the cursor is made, for the rows the
+    /// request had then; those whose records include associations of their own or are a selection
+    /// (decoded as the property's element type) when the first row is decoded. Run the cursor inside a
+    /// transaction to read all of them from one snapshot.
     public func fetchCursor<R: Record>(_ request: QueryRequest<R>) throws -> RecordCursor<R> {
         try fetchCursor(R.self, request)
     }
