@@ -873,4 +873,67 @@ import Testing
             AssociationError.aliasChanged(association: "book.author", alias: "author", newAlias: "writer").description
                 .contains("before filter"))
     }
+
+    // MARK: Chains with the other features
+
+    @Test func aChainWithLimitFetchOneAndTheDatabase() async throws {
+        let conn = try Self.library()
+        let books = Author.books.including(optional: Book.publisher).including(all: Book.reviews)
+            .order("\(Author.books.column("id"))")
+        let second = Author.including(all: books).order("author.id").limit(1, offset: 1)
+        #expect(
+            try conn.fetchAll(AuthorEverything.self, second) == [
+                AuthorEverything(
+                    author: Self.bob, books: [BookEverything(book: Self.emma, publisher: nil, reviews: [Self.r3])])
+            ])
+        #expect(
+            try conn.fetchOne(AuthorEverything.self, Author.including(all: books).order("author.id"))?.books.count == 2)
+        let loans = Loan.including(
+            required: Loan.book.including(required: Book.author.including(required: Author.country)))
+        #expect(try conn.fetchOne(LoanInfo.self, loans.order("loan.id DESC"))?.loan.id == 5)
+        #expect(try conn.exists(loans.filter("loan.id = \(2)")) == false)
+    }
+
+    @Test func aThroughAssociationsCountInAGroupedRequest() throws {
+        let conn = try Self.library()
+        let reviews = Author.hasMany(Review.self, through: Author.books, using: Book.reviews)
+        struct CountryReviews: Decodable, Equatable {
+            var countryId: Int64?
+            var reviewCount: Int
+            var reviewStarsTotal: Double
+        }
+        let rows = try conn.fetchAll(
+            CountryReviews.self,
+            Author.all().select("author.countryId AS countryId")
+                .annotated(with: reviews.count, reviews.total("stars")).group("author.countryId")
+                .order("author.countryId"))
+        #expect(
+            rows == [
+                CountryReviews(countryId: nil, reviewCount: 1, reviewStarsTotal: 4),
+                CountryReviews(countryId: 1, reviewCount: 3, reviewStarsTotal: 9),
+                CountryReviews(countryId: 2, reviewCount: 0, reviewStarsTotal: 0),
+            ])
+    }
+
+    @Test func aChainRunsAgainAfterTheSchemaChanges() throws {
+        let conn = try Self.library()
+        let request = Loan.including(optional: Loan.book.including(all: Book.reviews)).order("loan.id")
+        let before = try conn.fetchAll(LoanBookReviews.self, request)
+        // A column added to a table in the middle of the chain: its scope widens, the values stay.
+        try conn.execute(script: "ALTER TABLE book ADD COLUMN pages INTEGER; UPDATE book SET pages = 100")
+        #expect(try conn.fetchAll(LoanBookReviews.self, request) == before)
+        try conn.execute(script: "ALTER TABLE review ADD COLUMN note TEXT")
+        #expect(try conn.fetchAll(LoanBookReviews.self, request) == before)
+        // One level: the to-many keys stand before the included author's columns, which grow.
+        struct BookAuthorReviews: Decodable, Equatable {
+            var book: Book
+            var author: Author
+            var reviews: [Review]
+        }
+        let books = Book.including(required: Book.author).including(all: Book.reviews).order("book.id")
+        let first = try conn.fetchAll(BookAuthorReviews.self, books)
+        #expect(first.map { $0.reviews.map(\.id) } == [[1, 2], [3], [4]])
+        try conn.execute(script: "ALTER TABLE author ADD COLUMN born INTEGER")
+        #expect(try conn.fetchAll(BookAuthorReviews.self, books) == first)
+    }
 }

@@ -195,8 +195,11 @@ extension Connection {
         var keys = [Set<[SQLiteValue]>](repeating: [], count: steps.count)
         var firstKeyColumn: Int32 = 0
         try withBoundStatement(sql) { rows in
-            firstKeyColumn = rows.columnCount - scopedWidth - keyCount
             while try rows.step() {
+                // Read after a step: a statement prepared before a schema change is prepared again by
+                // its first step, and until then counts the columns it had (a table that gained one
+                // would put the keys one column off).
+                firstKeyColumn = rows.columnCount - scopedWidth - keyCount
                 var column = firstKeyColumn
                 for index in steps.indices {
                     let count = steps[index].keys.origin.count
