@@ -101,22 +101,37 @@ extension RowDecoder {
         // The child starts with the row's values as this decoder knows them: no second look-up of the
         // first value (it was found by the NULL check).
         child.values.copy(from: values)
-        let value: T
-        do {
-            value = try child.decodeRow(T.self)
-        } catch let error as DecodingError {
-            throw error.nested(in: key)
-        } catch RowScopeError.notKeyed(let property, let type) where property == key.stringValue {
-            // The nested value itself, named as it is.
-            throw RowScopeError.notKeyed(property: property, type: type)
-        } catch let error as RowScopeError {
-            // One of the values nested in it, named by its path.
-            throw error.nested(in: key.stringValue)
-        }
-        if !child.scopeWidthChecked {
+        guard child.scopeWidthChecked else {
+            let value: T
+            do {
+                value = try child.decodeRow(T.self)
+            } catch {
+                throw Self.nested(error, in: key)
+            }
             try checkScopeWidth(of: child, key: key.stringValue, type: T.self)
+            return value
         }
-        return value
+        // Returned as decoded, not held in a local first (which costs a copy of a struct of records).
+        do {
+            return try child.decodeRow(T.self)
+        } catch {
+            throw Self.nested(error, in: key)
+        }
+    }
+
+    /// `error`, thrown inside the nested value `key`, as its decoder throws it: a coding path or a
+    /// property path that starts with `key` (an error about the nested value itself named as it is).
+    private static func nested(_ error: any Error, in key: some CodingKey) -> any Error {
+        switch error {
+        case let error as DecodingError:
+            return error.nested(in: key)
+        case RowScopeError.notKeyed(let property, _) where property == key.stringValue:
+            return error
+        case let error as RowScopeError:
+            return error.nested(in: key.stringValue)
+        default:
+            return error
+        }
     }
 
     /// Checks, once, that a scope given with the query as ``RowScope/columns(_:into:)`` is as wide as
