@@ -26,6 +26,12 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     /// Rows that break a foreign key after a migration ran (at most the first 100), the `underlying`
     /// error of ``failed(identifier:underlying:)``.
     case foreignKeyViolations([ForeignKeyViolation])
+    /// ``Migrator/syncTable(for:droppingColumns:)`` found the primary key of `table` to be `database` in
+    /// the database and `type` in the record type: it does not change a primary key (the `underlying`
+    /// error of ``failed(identifier:underlying:)``). Write a migration, registered before the sync, that
+    /// creates the table anew with the new key, copies the rows, drops the old table and renames the
+    /// new one.
+    case primaryKeyChanged(table: String, database: [String], type: [String])
 
     /// A sentence naming the migration or identifiers and what went wrong.
     public var description: String {
@@ -39,6 +45,13 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             return "the migration \"\(identifier)\" is registered more than once"
         case .unknownTarget(let identifier):
             return "no migration \"\(identifier)\" is registered"
+        case .primaryKeyChanged(let table, let database, let type):
+            let quoted = { (columns: [String]) in columns.map { "\"\($0)\"" }.joined(separator: ", ") }
+            return
+                "the primary key of \"\(table)\" is (\(quoted(database))) in the database but (\(quoted(type))) in the"
+                + " record type, and syncTable does not change a primary key: register a migration before the sync"
+                + " that creates the table anew under another name with the new key (create(table:)), copies the"
+                + " rows (INSERT INTO … SELECT …), drops the old table and renames the new one"
         case .foreignKeyViolations(let violations):
             let shown = violations.prefix(5).map(\.description).joined(separator: "; ")
             let more = violations.count > 5 ? "; and \(violations.count - 5) more" : ""

@@ -20,8 +20,10 @@ extension Migrator {
     /// migrations it applied. A change that fails throws ``MigrationError/failed(identifier:underlying:)``
     /// with the identifier `sync table <name>` and is rolled back: a new column that is not optional
     /// cannot be added to a table that has rows (``SchemaChangeError/rowsBreakConstraints(table:rows:)``
-    /// names them). `migrate(_:upTo:)` does not sync. The primary key is not followed: change it with
-    /// ``Connection/alter(table:_:)`` in a migration.
+    /// names them). `migrate(_:upTo:)` does not sync. The primary key is not followed: a table whose
+    /// declared key differs from the type's (in any order) throws
+    /// ``MigrationError/primaryKeyChanged(table:database:type:)``, which says how to write that
+    /// migration.
     ///
     /// The table follows the struct as it is when the program runs. To keep a migration that holds
     /// the schema as it was, print ``Connection/createTableCode(for:)`` once and paste it into one.

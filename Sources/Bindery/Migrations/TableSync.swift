@@ -28,8 +28,18 @@ struct TableSync: Sendable {
             try conn.runSchema(try conn.createTableSQL(for: T.self))
             return ["created"]
         }
-        let wanted = try conn.probeColumns(of: T.self)
         let key = T.primaryKey
+        // The table's declared key, in key order; a table without one (a rowid table made by hand) is
+        // left as it is.
+        let declared = try existing.filter { try ($0[3] as Int) > 0 }
+            .sorted { try ($0[3] as Int) < ($1[3] as Int) }
+            .map { try $0[0] as String }
+        let sameKey =
+            declared.count == key.count && declared.allSatisfy { name in key.contains { $0.equalsIdentifier(name) } }
+        guard declared.isEmpty || sameKey else {
+            throw MigrationError.primaryKeyChanged(table: table, database: declared, type: key)
+        }
+        let wanted = try conn.probeColumns(of: T.self)
         let alteration = TableAlteration(name: table)
         var actions: [String] = []
         for column in wanted {
