@@ -82,23 +82,11 @@ enum NorthwindChains {
             "the floor for the chained to-one line: the C loop's rows through a bare Decoder", goal: nil,
             baselineName: "C API", binderyName: "bare Decoder",
             baseline: { _ = linesByHand(statement).count },
-            bindery: { bare = try decodeBare(statement, decoder) })
+            bindery: { bare = try decoder.decodeAll(OrderLineInfo.self) })
         guard ratio > 0 else { return }
         guard bare.count > 18_000, bare == linesByHand(statement) else {
             throw BenchmarkError.mismatch("order lines: the bare Decoder and the C loop decoded different values")
         }
-    }
-
-    /// Every row of `statement`, decoded through `decoder`. Out of line, so that callgrind shows its cost.
-    @inline(never)
-    static func decodeBare(_ statement: OpaquePointer, _ decoder: BareRowDecoder) throws -> [OrderLineInfo] {
-        var rows: [OrderLineInfo] = []
-        defer { sqlite3_reset(statement) }
-        while sqlite3_step(statement) == SQLITE_ROW {
-            decoder.startRow()
-            rows.append(try OrderLineInfo(from: decoder))
-        }
-        return rows
     }
 
     /// The floor under any Codable decoder of the to-many chain: its C loop, each order with its
@@ -201,20 +189,10 @@ enum NorthwindChains {
         _ raw: RawDatabase, _ parents: OpaquePointer,
         readOrder: (OpaquePointer, BareRowDecoder) throws -> OrderAndShipper = { orders, _ in orderAndShipper(orders) }
     ) throws -> [CustomerOrdersShippers] {
-        var found: [JoinedCustomer] = []
-        while sqlite3_step(parents) == SQLITE_ROW {
-            found.append(NorthwindRequests.customer(parents, from: 0))
+        let (found, orders) = try NorthwindRequests.customersAndOrders(raw, parents) {
+            "SELECT o.*, s.* FROM Orders o JOIN Shippers s ON s.ShipperID = o.ShipVia WHERE o.CustomerID IN (\($0))"
         }
-        sqlite3_reset(parents)
-        let placeholders = Array(repeating: "?", count: found.count).joined(separator: ", ")
-        let orders = try raw.prepare(
-            "SELECT o.*, s.* FROM Orders o JOIN Shippers s ON s.ShipperID = o.ShipVia WHERE o.CustomerID IN (\(placeholders))"
-        )
         defer { sqlite3_finalize(orders) }
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        for (index, parent) in found.enumerated() {
-            sqlite3_bind_text(orders, Int32(index + 1), parent.CustomerID, -1, transient)
-        }
         var groups: [String: [OrderAndShipper]] = [:]
         let decoder = BareRowDecoder(statement: orders)
         while sqlite3_step(orders) == SQLITE_ROW {

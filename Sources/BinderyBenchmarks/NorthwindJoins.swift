@@ -123,24 +123,12 @@ enum NorthwindJoins {
                 _ = decodeByHand(statement).count
             },
             bindery: {
-                bareCount = try decodeBare(statement, decoder).count
+                bareCount = try decoder.decodeAll(OrderWithParties.self).count
             })
         guard ratio > 0 else { return }
-        guard bareCount == 16_704, try decodeBare(statement, decoder) == decodeByHand(statement) else {
+        guard bareCount == 16_704, try decoder.decodeAll(OrderWithParties.self) == decodeByHand(statement) else {
             throw BenchmarkError.mismatch("joined Orders: the bare Decoder and the C loop decoded different values")
         }
-    }
-
-    /// Every row of `statement`, decoded through `decoder`. Out of line, so that callgrind shows its cost.
-    @inline(never)
-    static func decodeBare(_ statement: OpaquePointer, _ decoder: BareRowDecoder) throws -> [OrderWithParties] {
-        var rows: [OrderWithParties] = []
-        defer { sqlite3_reset(statement) }
-        while sqlite3_step(statement) == SQLITE_ROW {
-            decoder.startRow()
-            rows.append(try OrderWithParties(from: decoder))
-        }
-        return rows
     }
 
     /// The C loop: every column read with `sqlite3_column_*` at its known index, NULLs checked,

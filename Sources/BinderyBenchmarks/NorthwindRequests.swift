@@ -94,18 +94,10 @@ enum NorthwindRequests {
         _ raw: RawDatabase, _ customers: OpaquePointer,
         readOrder: (OpaquePointer, BareRowDecoder) throws -> JoinedOrder = { orders, _ in order(orders) }
     ) throws -> [CustomerWithOrders] {
-        var parents: [JoinedCustomer] = []
-        while sqlite3_step(customers) == SQLITE_ROW {
-            parents.append(customer(customers, from: 0))
+        let (parents, orders) = try customersAndOrders(raw, customers) {
+            "SELECT * FROM Orders WHERE CustomerID IN (\($0))"
         }
-        sqlite3_reset(customers)
-        let placeholders = Array(repeating: "?", count: parents.count).joined(separator: ", ")
-        let orders = try raw.prepare("SELECT * FROM Orders WHERE CustomerID IN (\(placeholders))")
         defer { sqlite3_finalize(orders) }
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        for (index, parent) in parents.enumerated() {
-            sqlite3_bind_text(orders, Int32(index + 1), parent.CustomerID, -1, transient)
-        }
         var groups: [String: [JoinedOrder]] = [:]
         let decoder = BareRowDecoder(statement: orders)
         while sqlite3_step(orders) == SQLITE_ROW {
@@ -113,6 +105,24 @@ enum NorthwindRequests {
             groups[order.CustomerID ?? "", default: []].append(order)
         }
         return parents.map { CustomerWithOrders(customer: $0, orders: groups[$0.CustomerID] ?? []) }
+    }
+
+    /// The customers of `customers`, and the statement of `query` (given the placeholders of their
+    /// keys, `?, ?, …`, for an `IN (…)`) prepared with their keys bound: the first query of a to-many C
+    /// loop and the second, ready to step. The caller finalizes the second.
+    static func customersAndOrders(
+        _ raw: RawDatabase, _ customers: OpaquePointer, query: (String) -> String
+    ) throws -> (parents: [JoinedCustomer], orders: OpaquePointer) {
+        var parents: [JoinedCustomer] = []
+        while sqlite3_step(customers) == SQLITE_ROW {
+            parents.append(customer(customers, from: 0))
+        }
+        sqlite3_reset(customers)
+        let orders = try raw.prepare(query(Array(repeating: "?", count: parents.count).joined(separator: ", ")))
+        for (index, parent) in parents.enumerated() {
+            sqlite3_bind_text(orders, Int32(index + 1), parent.CustomerID, -1, bindery_sqlite_transient())
+        }
+        return (parents, orders)
     }
 
     /// The order in the 14 columns of the current row of `row` from `first` on, read with

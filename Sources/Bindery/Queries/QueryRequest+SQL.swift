@@ -25,6 +25,11 @@ extension QueryRequest {
         var sql = SQL(text: isDistinct ? "SELECT DISTINCT " : "SELECT ")
         sql += selection ?? SQL(text: baseTable + ".*")
         sql += try annotationColumns(resolve)
+        guard !associations.isEmpty else {
+            // A plain request (the common case, and a request's fetch on every call): no layout to make.
+            sql += try body(resolve, ordered: true)
+            return Statement(sql: sql, scopes: [], toMany: [], keyColumnCount: 0)
+        }
         sql += annotatedAssociationColumns
         let layout = try AssociationLayout(associations, parentAlias: baseTable, resolve)
         let keyColumns = try layout.keyColumns(resolve)
@@ -89,9 +94,10 @@ extension QueryRequest {
             inner += ", " + selection
         }
         inner += try annotationColumns(resolve)
-        inner += annotatedAssociationColumns
+        let associated = annotatedAssociationColumns
+        inner += associated
         inner += try body(resolve, ordered: limitCount != nil || offsetCount != nil)
-        if !annotations.isEmpty || selection != nil || !annotatedAssociationColumns.text.isEmpty {
+        if !annotations.isEmpty || selection != nil || !associated.text.isEmpty {
             // Conditions may name the annotations, which the key columns alone would not select.
             inner = SQL(text: "SELECT " + aliases.joined(separator: ", ") + " FROM (") + inner + ")"
         }
