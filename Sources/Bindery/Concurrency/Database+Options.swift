@@ -53,6 +53,9 @@ extension Database {
         /// ``Checkpointing/leftToReplicator``, for a database that Litestream replicates (see
         /// <doc:BeyondOneMachine>).
         public var checkpointing: Checkpointing
+        /// The collations defined in Swift that every connection (the writer and each reader) knows
+        /// (see ``Collation``). Default none.
+        public var collations: [Collation]
         /// What a layer above sets up on the writer connection when the database opens, before any
         /// write (sync's change capture: ``sync``). Default nil.
         var writerExtension: (any DatabaseWriterExtension)?
@@ -63,8 +66,10 @@ extension Database {
             readerCount: Int = 4, busyTimeout: Double = 5, foreignKeys: Bool = true, readOnly: Bool = false,
             journalMode: JournalMode = .wal, coding: CodingOptions = CodingOptions(), templatePath: String? = nil,
             acceptsDoubleQuotedStringLiterals: Bool = false, trustsSchema: Bool = false,
-            checkpointing: Checkpointing = .automatic, schemaTrust: SchemaTrust = .untrusted
+            checkpointing: Checkpointing = .automatic, schemaTrust: SchemaTrust = .untrusted,
+            collations: [Collation] = []
         ) {
+            self.collations = collations
             self.checkpointing = checkpointing
             self.acceptsDoubleQuotedStringLiterals = acceptsDoubleQuotedStringLiterals
             self.schemaTrust = trustsSchema ? .full : schemaTrust
@@ -81,7 +86,8 @@ extension Database {
         func connectionOptions(readOnly: Bool) -> Connection.Options {
             Connection.Options(
                 readOnly: readOnly, busyTimeout: busyTimeout, foreignKeys: foreignKeys,
-                acceptsDoubleQuotedStringLiterals: acceptsDoubleQuotedStringLiterals, schemaTrust: schemaTrust)
+                acceptsDoubleQuotedStringLiterals: acceptsDoubleQuotedStringLiterals, schemaTrust: schemaTrust,
+                collations: collations)
         }
     }
 

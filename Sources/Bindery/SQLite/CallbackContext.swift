@@ -6,7 +6,10 @@ import Foundation
 /// an object into a C pointer and back. ``Name`` holds the names (of tables, of schemas) such a
 /// callback is given.
 ///
-/// Safety: the pointer does not count a reference. Each registration keeps its object alive for as
+/// Safety: a ``retainedPointer(to:)`` counts one reference, which SQLite's destructor callback for
+/// it gives back (a collation's, called once when the collation is replaced or the connection
+/// closes; when the registration fails, SQLite calls no destructor and the registering code gives it
+/// back). Any other pointer does not count a reference. Each registration keeps its object alive for as
 /// long as SQLite may call back with the pointer: ``ConnectionHooks`` removes its callbacks before it
 /// goes, ``ChangeRecorder`` removes its preupdate hook when it closes (and before the connection
 /// closes), and a changeset's apply context is used only during the apply call, which holds it. A
@@ -18,9 +21,31 @@ enum CallbackContext {
         Unmanaged.passUnretained(object).toOpaque()
     }
 
-    /// The object of type `T` that `context` (made by ``pointer(to:)`` from a `T`) names.
+    /// A context pointer that holds a reference to `object`, for a registration whose destructor
+    /// callback SQLite calls once when it lets go of the pointer (a collation's, when it is replaced
+    /// or the connection closes): the destructor, or the registering code when SQLite refuses the
+    /// registration (and then calls no destructor), must ``release(_:)`` it, exactly once.
+    static func retainedPointer(to object: AnyObject) -> UnsafeMutableRawPointer {
+        Unmanaged.passRetained(object).toOpaque()
+    }
+
+    /// Gives back the reference that a ``retainedPointer(to:)`` pointer holds; the pointer is not
+    /// used again.
+    static func release(_ context: UnsafeMutableRawPointer) {
+        Unmanaged<AnyObject>.fromOpaque(context).release()
+    }
+
+    /// The object of type `T` that `context` (made by ``pointer(to:)`` or ``retainedPointer(to:)``
+    /// from a `T`) names.
     static func object<T: AnyObject>(_ context: UnsafeMutableRawPointer, as type: T.Type) -> T {
         Unmanaged<T>.fromOpaque(context).takeUnretainedValue()
+    }
+
+    /// The `count` bytes of UTF-8 text at `text` that SQLite hands a callback (a collation's, not
+    /// NUL-terminated, valid while the callback runs), copied into a `String`, bad bytes replaced.
+    static func text(_ text: UnsafeRawPointer?, count: Int32) -> String {
+        guard let text, count > 0 else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: text, count: Int(count)), as: UTF8.self)
     }
 
     /// A NUL-terminated name SQLite hands to a callback, valid only while the callback runs.

@@ -95,6 +95,9 @@ extension Connection {
             sqlite3_busy_timeout(db, milliseconds(options.busyTimeout))
             try configureDoubleQuotedStrings(db, accept: options.acceptsDoubleQuotedStringLiterals)
             try configureSchemaTrust(db, trust: options.schemaTrust)
+            for collation in options.collations {
+                try collation.register(on: db)
+            }
             // Reading the schema reads the header: a file that is not a database fails now.
             let script = "SELECT count(*) FROM sqlite_schema"
             let code = sqlite3_exec(db, script, nil, nil, nil)

@@ -23,6 +23,9 @@ extension Connection {
         /// need it (a search table's triggers do); ``SchemaTrust/full`` for a file you wrote whose
         /// schema relies on more. See <doc:Reliability#Files-from-elsewhere>.
         public var schemaTrust: SchemaTrust
+        /// The collations defined in Swift that the connection knows from the start (see
+        /// ``Collation``). Default none.
+        public var collations: [Collation]
         /// Whether the database file and the SQL run on it are fully trusted: the same as
         /// ``schemaTrust`` being ``SchemaTrust/full``. Default `false`: a view, a trigger or another
         /// part of the schema may call only functions marked innocuous (no application function with
@@ -41,8 +44,9 @@ extension Connection {
             readOnly: Bool = false, busyTimeout: Double = 5, foreignKeys: Bool = true,
             statementCacheCapacity: Int = 128,
             acceptsDoubleQuotedStringLiterals: Bool = false, trustsSchema: Bool = false,
-            schemaTrust: SchemaTrust = .untrusted
+            schemaTrust: SchemaTrust = .untrusted, collations: [Collation] = []
         ) {
+            self.collations = collations
             self.readOnly = readOnly
             self.busyTimeout = busyTimeout
             self.foreignKeys = foreignKeys

@@ -18,15 +18,19 @@ public final class ColumnDefinition {
     public let name: String
     /// The column's declared type; nil for none.
     public let type: ColumnType?
-    var primaryKey: (descending: Bool, autoincrement: Bool)?
-    var isNotNull = false
-    var isUnique = false
+    var primaryKey: (descending: Bool, autoincrement: Bool, onConflict: ConflictPolicy?)?
+    var notNull: ConflictClause?
+    var unique: ConflictClause?
     var checks: [SQL] = []
     var defaultValue: SQL?
     var collation: String?
     /// The `REFERENCES` clauses, in the order given: SQLite makes a foreign key of each.
     var references: [ForeignKeyReference] = []
     var generated: (expression: SQL, stored: Bool)?
+    /// Whether an index over the column is made with it.
+    var isIndexed = false
+    /// Why the definition cannot be written, thrown when it is.
+    var invalid: SchemaChangeError?
 
     init(name: String, type: ColumnType?) {
         self.name = name
@@ -34,24 +38,33 @@ public final class ColumnDefinition {
     }
 
     /// `PRIMARY KEY`: the column is the table's key. An `INTEGER` key is the rowid, and
-    /// `autoincrement` keeps SQLite from reusing the ids of deleted rows.
+    /// `autoincrement` keeps SQLite from reusing the ids of deleted rows. `onConflict` is what a
+    /// statement that breaks it does when it names no policy of its own (SQLite's `ON CONFLICT`
+    /// clause; `ABORT` when nil).
     @discardableResult
-    public func primaryKey(descending: Bool = false, autoincrement: Bool = false) -> ColumnDefinition {
-        primaryKey = (descending, autoincrement)
+    public func primaryKey(
+        descending: Bool = false, autoincrement: Bool = false, onConflict: ConflictPolicy? = nil
+    ) -> ColumnDefinition {
+        primaryKey = (descending, autoincrement, onConflict)
         return self
     }
 
-    /// `NOT NULL`.
+    /// `NOT NULL`, with what a statement that breaks it does when it names no policy of its own
+    /// (`ON CONFLICT`; `ABORT` when nil; with `.replace`, a NULL becomes the column's default).
+    ///
+    /// ```swift
+    /// t.column("status", .text).notNull(onConflict: .replace).defaults(to: "draft")
+    /// ```
     @discardableResult
-    public func notNull() -> ColumnDefinition {
-        isNotNull = true
+    public func notNull(onConflict: ConflictPolicy? = nil) -> ColumnDefinition {
+        notNull = ConflictClause(onConflict: onConflict)
         return self
     }
 
-    /// `UNIQUE`: no two rows hold the same non-NULL value.
+    /// `UNIQUE`: no two rows hold the same non-NULL value; `onConflict` as for ``notNull(onConflict:)``.
     @discardableResult
-    public func unique() -> ColumnDefinition {
-        isUnique = true
+    public func unique(onConflict: ConflictPolicy? = nil) -> ColumnDefinition {
+        unique = ConflictClause(onConflict: onConflict)
         return self
     }
 
@@ -96,6 +109,17 @@ public final class ColumnDefinition {
         return self
     }
 
+    /// `COLLATE` a collation defined in Swift, which every connection that reads the column must
+    /// know (see ``Collation``).
+    ///
+    /// ```swift
+    /// t.column("name", .text).notNull().collate(.localizedStandard)
+    /// ```
+    @discardableResult
+    public func collate(_ collation: Collation) -> ColumnDefinition {
+        collate(collation.name)
+    }
+
     /// `REFERENCES table(column)`: a foreign key to `column` of `table` (its primary key when nil),
     /// with what happens when the parent row is deleted or its key changes. `deferred` checks it at
     /// commit rather than after each statement. Called again, it adds another foreign key on the
@@ -113,6 +137,37 @@ public final class ColumnDefinition {
             ForeignKeyReference(
                 table: table, columns: column.map { [$0] } ?? [], onDelete: onDelete, onUpdate: onUpdate,
                 deferred: deferred))
+        return self
+    }
+
+    /// `REFERENCES` the table of `Parent`, over its primary key: the column refers to a row of
+    /// `Parent`. A `Parent` whose key has several columns throws
+    /// ``SchemaChangeError/keyColumnCount(column:table:keyColumns:)`` when the table is made:
+    /// declare a table foreign key over as many columns then.
+    ///
+    /// ```swift
+    /// t.column("authorID", .integer).notNull().references(Author.self, onDelete: .cascade).indexed()
+    /// ```
+    @discardableResult
+    public func references<Parent: Record>(
+        _ parent: Parent.Type, onDelete: ForeignKeyAction? = nil, onUpdate: ForeignKeyAction? = nil,
+        deferred: Bool = false
+    ) -> ColumnDefinition {
+        let key = Parent.primaryKey
+        guard key.count == 1 else {
+            invalid = .keyColumnCount(column: name, table: Parent.tableName, keyColumns: key)
+            return self
+        }
+        return references(Parent.tableName, column: key[0], onDelete: onDelete, onUpdate: onUpdate, deferred: deferred)
+    }
+
+    /// Makes an index over the column with the table (or with the column, added by
+    /// ``TableAlteration/add(column:_:)``), named `<table>_on_<column>`: what a foreign-key column
+    /// usually needs, so that finding a parent's rows, or the rows a delete cascades to, reads no
+    /// whole table. A ``unique(onConflict:)`` column has one already.
+    @discardableResult
+    public func indexed() -> ColumnDefinition {
+        isIndexed = true
         return self
     }
 
@@ -134,36 +189,56 @@ public final class ColumnDefinition {
         if let type {
             parts.append(try type.checkedName())
         }
+        parts += try clauses(encoder: encoder).map(\.text)
+        return parts.joined(separator: " ")
+    }
+
+    /// The constraint clauses this definition declares, in the order `CREATE TABLE` takes them.
+    func clauses(encoder: ValueEncoder) throws -> [ColumnClauses.Clause] {
+        if let invalid {
+            throw invalid
+        }
+        var clauses: [ColumnClauses.Clause] = []
+        func add(_ kind: ColumnClauses.Kind, _ text: String) {
+            clauses.append(ColumnClauses.Clause(kind: kind, text: text))
+        }
         if let primaryKey {
-            parts.append("PRIMARY KEY" + (primaryKey.descending ? " DESC" : ""))
-            if primaryKey.autoincrement {
-                parts.append("AUTOINCREMENT")
-            }
+            add(
+                .primaryKey,
+                "PRIMARY KEY" + (primaryKey.descending ? " DESC" : "") + ConflictClause.sql(primaryKey.onConflict)
+                    + (primaryKey.autoincrement ? " AUTOINCREMENT" : ""))
         }
-        if isNotNull {
-            parts.append("NOT NULL")
+        if let notNull {
+            add(.notNull, "NOT NULL" + notNull.sql)
         }
-        if isUnique {
-            parts.append("UNIQUE")
+        if let unique {
+            add(.unique, "UNIQUE" + unique.sql)
         }
         for check in checks {
-            parts.append("CHECK (\(try check.inlined(encoder: encoder)))")
+            add(.check, "CHECK (\(try check.inlined(encoder: encoder)))")
         }
         if let defaultValue {
-            parts.append("DEFAULT " + (try Self.defaultSQL(defaultValue, encoder: encoder)))
+            add(.defaultValue, "DEFAULT " + (try Self.defaultSQL(defaultValue, encoder: encoder)))
         }
         if let collation {
-            parts.append("COLLATE " + SQL.quote(identifier: collation))
+            add(.collate, "COLLATE " + SQL.quote(identifier: collation))
         }
         for reference in references {
-            parts.append(reference.sql)
+            add(.references, reference.sql)
         }
         if let generated {
-            parts.append(
+            add(
+                .generated,
                 "GENERATED ALWAYS AS (\(try generated.expression.inlined(encoder: encoder)))"
                     + (generated.stored ? " STORED" : " VIRTUAL"))
         }
-        return parts.joined(separator: " ")
+        return clauses
+    }
+
+    /// The `CREATE INDEX` statement of an ``indexed()`` column of `table`.
+    func indexSQL(table: String, ifNotExists: Bool) -> String {
+        "CREATE INDEX " + (ifNotExists ? "IF NOT EXISTS " : "") + SQL.quote(identifier: "\(table)_on_\(name)")
+            + " ON " + SQL.quote(identifier: table) + " (" + SQL.quote(identifier: name) + ")"
     }
 
     /// A default as SQLite's grammar takes it: a literal or keyword as it is, any other expression in

@@ -13,10 +13,23 @@ extension Connection {
     public func create(
         table name: String, options: TableOptions = [], _ body: (TableDefinition) throws -> Void
     ) throws {
-        try runSchema(try createTableSQL(name, options: options, body))
+        let table = TableDefinition(name: name, options: options)
+        try body(table)
+        let statements = try table.statements(encoder: recordContext.values)
+        guard statements.count > 1 else {
+            try runSchema(statements[0])
+            return
+        }
+        try transaction { conn in
+            for statement in statements {
+                try conn.runSchema(statement)
+            }
+        }
     }
 
-    /// The `CREATE TABLE` statement that ``create(table:options:_:)`` runs, to read or print.
+    /// The `CREATE TABLE` statement that ``create(table:options:_:)`` runs, to read or print, followed
+    /// by the `CREATE INDEX` statements of its ``ColumnDefinition/indexed()`` columns (each after
+    /// `;` and a new line).
     ///
     /// ```swift
     /// print(try conn.createTableSQL("tags") { t in t.column("name", .text).notNull().unique() })
@@ -26,7 +39,7 @@ extension Connection {
     ) throws -> String {
         let table = TableDefinition(name: name, options: options)
         try body(table)
-        return try table.sql(encoder: recordContext.values)
+        return try table.statements(encoder: recordContext.values).joined(separator: ";\n")
     }
 
     /// Creates the index `name` on `columns` of `table`: `unique` refuses two rows with the same
@@ -138,6 +151,11 @@ extension Connection {
                 if try !attempt(sql) {
                     pending.append(change)
                 }
+            case .addWritten(let column) where !rebuilds && pending.isEmpty:
+                let sql = "ALTER TABLE \(table) ADD COLUMN " + (try column.inlined(encoder: recordContext.values))
+                if try !attempt(sql) {
+                    pending.append(change)
+                }
             case .drop(let column) where !rebuilds && pending.isEmpty:
                 if try !attempt("ALTER TABLE \(table) DROP COLUMN \(SQL.quote(identifier: column))") {
                     pending.append(change)
@@ -150,6 +168,11 @@ extension Connection {
             try TableRebuild(connection: self, table: alteration.name, changes: pending).run()
             // Search layer hook: the rebuilt table's UNIQUE keys may have changed.
             try refreshSearchTriggers(on: alteration.name)
+        }
+        for case .add(let column) in alteration.changes where column.isIndexed {
+            try runSchema(column.indexSQL(table: alteration.name, ifNotExists: false))
+        }
+        if !pending.isEmpty {
         } else if alteration.changes.contains(where: { if case .drop = $0 { true } else { false } }) {
             // SQLite's DROP COLUMN does not look at the columns a trigger's UPDATE … SET or INSERT
             // column list names: the triggers must still compile, or nothing changes.

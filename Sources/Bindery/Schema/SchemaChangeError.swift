@@ -18,6 +18,14 @@ public enum SchemaChangeError: Error, Sendable, Hashable, CustomStringConvertibl
     case duplicateColumn(table: String, column: String)
     /// The table has no table constraint of that name.
     case noSuchConstraint(table: String, name: String)
+    /// A column refers to a record type whose table has a key of several columns (or none): one
+    /// column cannot refer to it. Declare a foreign key over as many columns with
+    /// ``TableDefinition/foreignKey(_:references:onDelete:onUpdate:deferred:name:)-(_,Parent.Type,_,_,_,_)``.
+    case keyColumnCount(column: String, table: String, keyColumns: [String])
+    /// No object of that kind has that name: a table (``Connection/reindex(table:)``) or an index
+    /// (``Connection/reindex(index:)``) of the main schema, or a collation the connection knows
+    /// (``Connection/reindex(collation:)``).
+    case noSuchObject(kind: String, name: String)
     /// Some SQL given to the builder cannot be written into a schema statement; the reason says why.
     case invalidSQL(String, reason: String)
     /// Rows of the table that break the table's new definition (a NOT NULL, CHECK, UNIQUE or type of
@@ -67,6 +75,12 @@ public enum SchemaChangeError: Error, Sendable, Hashable, CustomStringConvertibl
             return "\(kind) \"\(name)\" no longer works after the change: \(reason)"
         case .unreadableSchema(let table, let reason):
             return "cannot read the definition of table \"\(table)\": \(reason)"
+        case .keyColumnCount(let column, let table, let keyColumns):
+            return
+                "column \"\(column)\" cannot refer to \"\(table)\", whose primary key has \(keyColumns.count) columns "
+                + "(\(keyColumns.joined(separator: ", "))): declare a foreign key over as many columns"
+        case .noSuchObject(let kind, let name):
+            return "no \(kind) named \"\(name)\""
         }
     }
 }

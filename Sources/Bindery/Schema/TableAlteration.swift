@@ -17,11 +17,13 @@ public final class TableAlteration {
     /// One change.
     enum Change {
         case add(ColumnDefinition)
+        case addWritten(SQL)
         case rename(String, String)
         case drop(String)
-        case change(ColumnDefinition)
-        /// A column's type and nullability changed, its other constraints kept as written.
-        case retype(String, type: ColumnType?, notNull: Bool)
+        /// A column's definition changed, what the change does not name kept as written.
+        case change(ColumnChange)
+        /// A column's whole definition replaced.
+        case replace(ColumnDefinition)
         case order([String])
         case addConstraint(TableConstraint)
         case dropConstraint(String)
@@ -30,7 +32,7 @@ public final class TableAlteration {
         /// Whether only a rebuild makes this change.
         var needsRebuild: Bool {
             switch self {
-            case .add, .rename, .drop: return false
+            case .add, .addWritten, .rename, .drop: return false
             default: return true
             }
         }
@@ -63,24 +65,48 @@ public final class TableAlteration {
         changes.append(.drop(name))
     }
 
-    /// Gives a column a new definition, type and constraints, in its place; its values are kept
-    /// (converted by the new type's affinity). Returns the new definition, for its constraints.
+    /// Changes a column in its place: gives it the type `type` (keeps its type when nil) and keeps
+    /// every constraint it has (its key, `NOT NULL`, `UNIQUE`, `CHECK`s, `DEFAULT`, `COLLATE`,
+    /// `REFERENCES`, generated expression) unless the returned ``ColumnChange`` replaces or drops it.
+    /// Its values are kept (converted by the new type's affinity); a value that breaks the column's
+    /// constraints makes the change fail with ``SchemaChangeError/rowsBreakConstraints(table:rows:)``.
     ///
     /// ```swift
-    /// t.change(column: "quantity", to: .integer).notNull().check("quantity > 0")
+    /// t.change(column: "pages", to: .real)                         // NOT NULL DEFAULT 0 stay
+    /// t.change(column: "quantity", to: .integer).check("quantity > 0")
+    /// t.change(column: "note").dropNotNull().dropDefault()
     /// ```
     @discardableResult
-    public func change(column name: String, to type: ColumnType? = nil) -> ColumnDefinition {
+    public func change(column name: String, to type: ColumnType? = nil) -> ColumnChange {
+        let change = ColumnChange(name: name, type: type.map { .some($0) } ?? .none)
+        changes.append(.change(change))
+        return change
+    }
+
+    /// Gives a column a whole new definition in its place: the type `type` (none when nil) and only
+    /// the constraints set on the returned definition; what it had is gone. Its values are kept
+    /// (converted by the new type's affinity).
+    ///
+    /// ```swift
+    /// t.replace(column: "quantity", with: .integer).notNull().check("quantity > 0")
+    /// ```
+    @discardableResult
+    public func replace(column name: String, with type: ColumnType? = nil) -> ColumnDefinition {
         let column = ColumnDefinition(name: name, type: type)
-        changes.append(.change(column))
+        changes.append(.replace(column))
         return column
     }
 
     /// Gives a column the type `type` (none when nil) and `NOT NULL` or not, keeping its other
-    /// constraints (key, foreign key, `UNIQUE`, `CHECK`, `DEFAULT`, `COLLATE`, generated expression)
-    /// as the table has them: what a table that follows its record type changes.
+    /// constraints as the table has them: what a table that follows its record type changes.
     func retype(column name: String, to type: ColumnType?, notNull: Bool) {
-        changes.append(.retype(name, type: type, notNull: notNull))
+        let change = ColumnChange(name: name, type: .some(type))
+        if notNull {
+            change.ensuresNotNull = true
+        } else {
+            change.dropNotNull()
+        }
+        changes.append(.change(change))
     }
 
     /// Puts the columns named first, in this order; the others follow in their current order.
@@ -88,9 +114,24 @@ public final class TableAlteration {
         changes.append(.order(names))
     }
 
-    /// Adds `UNIQUE (columns)` over the whole table.
-    public func unique(_ columns: [String], name: String? = nil) {
-        changes.append(.addConstraint(TableConstraint(name: name, kind: .unique(columns))))
+    /// Adds a column written in SQL (its name, type and constraints) at the end.
+    ///
+    /// ```swift
+    /// t.add(columnSQL: "shelf TEXT NOT NULL DEFAULT ''")
+    /// ```
+    public func add(columnSQL sql: SQL) {
+        changes.append(.addWritten(sql))
+    }
+
+    /// Adds `UNIQUE (columns)` over the whole table, with what a statement that breaks it does when
+    /// it names no policy of its own (`ON CONFLICT`; `ABORT` when nil).
+    public func unique(_ columns: [String], name: String? = nil, onConflict: ConflictPolicy? = nil) {
+        changes.append(.addConstraint(TableConstraint(name: name, kind: .unique(columns, onConflict))))
+    }
+
+    /// Adds a table constraint written in SQL.
+    public func constraint(sql: SQL) {
+        changes.append(.addConstraint(TableConstraint(name: nil, kind: .written(sql))))
     }
 
     /// Adds `CHECK (condition)` over the whole row.

@@ -14,8 +14,8 @@ public final class TableDefinition {
     public let name: String
     /// The table's options.
     public let options: TableOptions
-    /// The columns, in order.
-    var columns: [ColumnDefinition] = []
+    /// The columns, in order: built, or written in SQL.
+    var columns: [Either] = []
     /// The table constraints, in order.
     var constraints: [TableConstraint] = []
 
@@ -28,18 +28,30 @@ public final class TableDefinition {
     @discardableResult
     public func column(_ name: String, _ type: ColumnType? = nil) -> ColumnDefinition {
         let column = ColumnDefinition(name: name, type: type)
-        columns.append(column)
+        columns.append(.built(column))
         return column
     }
 
-    /// `PRIMARY KEY (columns)`: a key over one or several columns.
-    public func primaryKey(_ columns: [String]) {
-        constraints.append(TableConstraint(name: nil, kind: .primaryKey(columns)))
+    /// Adds a column written in SQL: its name, type and constraints, as `CREATE TABLE` takes them.
+    /// An interpolated value is written as a literal.
+    ///
+    /// ```swift
+    /// t.column(sql: "code TEXT NOT NULL CHECK (length(code) = \(3))")
+    /// ```
+    public func column(sql: SQL) {
+        columns.append(.written(sql))
     }
 
-    /// `UNIQUE (columns)`: no two rows hold the same values in these columns together.
-    public func unique(_ columns: [String], name: String? = nil) {
-        constraints.append(TableConstraint(name: name, kind: .unique(columns)))
+    /// `PRIMARY KEY (columns)`: a key over one or several columns, with what a statement that breaks
+    /// it does when it names no policy of its own (`ON CONFLICT`; `ABORT` when nil).
+    public func primaryKey(_ columns: [String], onConflict: ConflictPolicy? = nil) {
+        constraints.append(TableConstraint(name: nil, kind: .primaryKey(columns, onConflict)))
+    }
+
+    /// `UNIQUE (columns)`: no two rows hold the same values in these columns together; `onConflict`
+    /// as for ``primaryKey(_:onConflict:)``.
+    public func unique(_ columns: [String], name: String? = nil, onConflict: ConflictPolicy? = nil) {
+        constraints.append(TableConstraint(name: name, kind: .unique(columns, onConflict)))
     }
 
     /// `CHECK (condition)` over the whole row.
@@ -63,9 +75,49 @@ public final class TableDefinition {
         constraints.append(TableConstraint(name: name, kind: .foreignKey(columns, reference)))
     }
 
+    /// `FOREIGN KEY (columns) REFERENCES` the table of `Parent`, over its primary key (as many
+    /// columns as it has, in its order).
+    ///
+    /// ```swift
+    /// t.foreignKey(["country", "number"], references: Passport.self, onDelete: .cascade)
+    /// ```
+    public func foreignKey<Parent: Record>(
+        _ columns: [String], references parent: Parent.Type, onDelete: ForeignKeyAction? = nil,
+        onUpdate: ForeignKeyAction? = nil, deferred: Bool = false, name: String? = nil
+    ) {
+        foreignKey(
+            columns, references: Parent.tableName, columns: Parent.primaryKey, onDelete: onDelete, onUpdate: onUpdate,
+            deferred: deferred, name: name)
+    }
+
+    /// Adds a table constraint written in SQL, as `CREATE TABLE` takes it after the columns.
+    ///
+    /// ```swift
+    /// t.constraint(sql: "CHECK (startsAt < endsAt)")
+    /// ```
+    public func constraint(sql: SQL) {
+        constraints.append(TableConstraint(name: nil, kind: .written(sql)))
+    }
+
+    /// The `CREATE TABLE` statement, then the `CREATE INDEX` statements of the columns marked
+    /// ``ColumnDefinition/indexed()``.
+    func statements(encoder: ValueEncoder) throws -> [String] {
+        var statements = [try sql(encoder: encoder)]
+        for case .built(let column) in columns where column.isIndexed {
+            statements.append(
+                column.indexSQL(table: name, ifNotExists: options.contains(.ifNotExists)))
+        }
+        return statements
+    }
+
     /// The `CREATE TABLE` statement.
     func sql(encoder: ValueEncoder) throws -> String {
-        var definitions = try columns.map { try $0.sql(encoder: encoder) }
+        var definitions = try columns.map { column in
+            switch column {
+            case .built(let column): try column.sql(encoder: encoder)
+            case .written(let sql): try sql.inlined(encoder: encoder)
+            }
+        }
         definitions += try constraints.map { try $0.sql(encoder: encoder) }
         var text = "CREATE "
         if options.contains(.temporary) {
@@ -91,15 +143,22 @@ public final class TableDefinition {
         }
         return parts.isEmpty ? "" : " " + parts.joined(separator: ", ")
     }
+
+    /// A column built with the builder, or written in SQL.
+    enum Either {
+        case built(ColumnDefinition)
+        case written(SQL)
+    }
 }
 
 /// A table constraint: `[CONSTRAINT name] PRIMARY KEY (…) | UNIQUE (…) | CHECK (…) | FOREIGN KEY …`.
 struct TableConstraint {
     enum Kind {
-        case primaryKey([String])
-        case unique([String])
+        case primaryKey([String], ConflictPolicy?)
+        case unique([String], ConflictPolicy?)
         case check(SQL)
         case foreignKey([String], ForeignKeyReference)
+        case written(SQL)
     }
 
     var name: String?
@@ -111,14 +170,16 @@ struct TableConstraint {
             "(" + columns.map(SQL.quote(identifier:)).joined(separator: ", ") + ")"
         }
         switch kind {
-        case .primaryKey(let columns):
-            return prefix + "PRIMARY KEY " + list(columns)
-        case .unique(let columns):
-            return prefix + "UNIQUE " + list(columns)
+        case .primaryKey(let columns, let policy):
+            return prefix + "PRIMARY KEY " + list(columns) + ConflictClause.sql(policy)
+        case .unique(let columns, let policy):
+            return prefix + "UNIQUE " + list(columns) + ConflictClause.sql(policy)
         case .check(let condition):
             return prefix + "CHECK (\(try condition.inlined(encoder: encoder)))"
         case .foreignKey(let columns, let reference):
             return prefix + "FOREIGN KEY " + list(columns) + " " + reference.sql
+        case .written(let sql):
+            return prefix + (try sql.inlined(encoder: encoder))
         }
     }
 }

@@ -200,12 +200,26 @@ struct TableRebuild {
                 throw SchemaChangeError.duplicateColumn(table: table, column: column.name)
             }
             statement.columns.append(try Self.column(column, encoder: encoder))
-        case .change(let column):
+        case .addWritten(let sql):
+            let text = try sql.inlined(encoder: encoder)
+            guard let first = SQLTokenizer.tokens(of: text).first else {
+                throw SchemaChangeError.invalidSQL(text, reason: "a column definition begins with its name")
+            }
+            let name = SQLTokenizer.name(first, in: text)
+            guard !statement.columns.contains(where: { $0.name.equalsIdentifier(name) }) else {
+                throw SchemaChangeError.duplicateColumn(table: table, column: name)
+            }
+            statement.columns.append(
+                CreateTableStatement.Column(
+                    name: name,
+                    definition: SQLTokenizer.text(text, first.range.upperBound..<text.utf8.count)
+                        .trimmingCharacters(in: .whitespacesAndNewlines)))
+        case .change(let change):
+            let index = try index(of: change.name)
+            statement.columns[index].definition = try change.definition(
+                from: statement.columns[index].definition, encoder: encoder)
+        case .replace(let column):
             statement.columns[try index(of: column.name)] = try Self.column(column, encoder: encoder)
-        case .retype(let column, let type, let notNull):
-            let index = try index(of: column)
-            statement.columns[index].definition = statement.columns[index].definition(
-                withType: try type?.checkedName(), notNull: notNull)
         case .drop(let column):
             statement.columns.remove(at: try index(of: column))
             dropped.append(column)
