@@ -158,4 +158,36 @@ import Testing
             })
         #expect(try columnSQL(conn, "books", "pages") == "INTEGER NOT NULL CHECK (pages > 0) DEFAULT 10")
     }
+
+    @Test func aChangeKeepsASearchTableInStepAndAKeyOfAWithoutRowIDTable() throws {
+        let conn = try Connection.inMemory(options: Connection.Options(schemaTrust: .trustedSchema))
+        try conn.execute(script: "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL DEFAULT '')")
+        try conn.create(searchTable: "notes_fts", on: "notes", columns: ["body"])
+        try conn.execute("INSERT INTO notes (id, body) VALUES (1, 'apples and pears')")
+        try conn.alter(table: "notes") { t in t.change(column: "body", to: .text).check("length(body) < \(1000)") }
+        #expect(try columnSQL(conn, "notes", "body") == "TEXT NOT NULL DEFAULT '' CHECK (length(body) < 1000)")
+        try conn.execute("INSERT INTO notes (id, body) VALUES (2, 'pears only')")
+        #expect(
+            try conn.fetchAll(Int.self, sql: "SELECT rowid FROM notes_fts WHERE notes_fts MATCH 'pears' ORDER BY rowid")
+                == [1, 2])
+        try conn.checkIntegrity(searchTable: "notes_fts")
+
+        try conn.execute(
+            script: """
+                CREATE TABLE rates (code TEXT NOT NULL, year INTEGER CONSTRAINT sane CHECK (year > 1900),
+                    rate ANY, PRIMARY KEY (code, year)) WITHOUT ROWID, STRICT;
+                INSERT INTO rates VALUES ('FR', 2020, 1.5);
+                """)
+        try conn.alter(table: "rates") { t in
+            t.change(column: "year", to: .integer)
+            t.change(column: "rate", to: .real).notNull()
+        }
+        #expect(try columnSQL(conn, "rates", "year") == "INTEGER CONSTRAINT sane CHECK (year > 1900)")
+        #expect(throws: SQLiteError.self) { try conn.execute("INSERT INTO rates VALUES ('DE', 2020, NULL)") }
+        #expect(throws: SQLiteError.self) { try conn.execute("INSERT INTO rates VALUES ('FR', 1800, 2.0)") }
+        try conn.alter(table: "rates") { t in t.change(column: "year").dropChecks() }
+        #expect(try columnSQL(conn, "rates", "year") == "INTEGER")
+        try conn.execute("INSERT INTO rates VALUES ('FR', 1800, 2.0)")
+        #expect(try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM rates") == 2)
+    }
 }
