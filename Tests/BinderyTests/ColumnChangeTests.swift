@@ -190,4 +190,22 @@ import Testing
         try conn.execute("INSERT INTO rates VALUES ('FR', 1800, 2.0)")
         #expect(try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM rates") == 2)
     }
+
+    @Test func aTableThatFollowsItsTypeRetypesKeepingTheRest() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(
+            script:
+                "CREATE TABLE t (id INTEGER PRIMARY KEY, b INTEGER NULL CHECK (b > 0), c TEXT NOT NULL ON CONFLICT IGNORE)"
+        )
+        let alteration = TableAlteration(name: "t")
+        alteration.retype(column: "b", to: .text, notNull: true)
+        alteration.retype(column: "c", to: .blob, notNull: true)
+        try conn.alter(alteration)
+        #expect(try columnSQL(conn, "t", "b") == "TEXT NOT NULL CHECK (b > 0)")
+        #expect(try columnSQL(conn, "t", "c") == "BLOB NOT NULL ON CONFLICT IGNORE")
+        let back = TableAlteration(name: "t")
+        back.retype(column: "b", to: nil, notNull: false)
+        try conn.alter(back)
+        #expect(try columnSQL(conn, "t", "b") == "CHECK (b > 0)")
+    }
 }

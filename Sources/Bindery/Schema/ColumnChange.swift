@@ -166,11 +166,12 @@ public final class ColumnChange {
             removed.insert(.null)
         }
         var pending = added
+        var clauses: [ColumnClauses.Clause] = []
         if ensuresNotNull, !removed.contains(.notNull), !current.clauses.contains(where: { $0.kind == .notNull }) {
-            pending.insert(ColumnClauses.Clause(kind: .notNull, text: "NOT NULL"), at: 0)
+            // Right after the type, where a table that follows its record type has always put it.
+            clauses.append(ColumnClauses.Clause(kind: .notNull, text: "NOT NULL"))
             removed.insert(.null)
         }
-        var clauses: [ColumnClauses.Clause] = []
         for clause in current.clauses {
             guard removed.contains(clause.kind) else {
                 clauses.append(clause)
