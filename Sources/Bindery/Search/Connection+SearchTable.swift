@@ -2,7 +2,8 @@ import Foundation
 
 /// FTS5 search tables over the columns of a table, kept in step with it by triggers.
 extension Connection {
-    /// Creates the FTS5 table `name` that indexes `columns` of `table` and fills it from the rows
+    /// Creates the FTS5 table `name` that indexes `columns` of `table` (and stores `unindexed`
+    /// columns beside them, which are returned but never searched) and fills it from the rows
     /// already there; with `keptInStep`, creates the triggers that keep it in step on every insert,
     /// update, delete and upsert of the table, `INSERT OR REPLACE` and `UPDATE OR REPLACE` included.
     ///
@@ -41,35 +42,56 @@ extension Connection {
     /// and changes nothing; ``checkIntegrity(searchTable:)`` and ``rebuild(searchTable:)`` throw
     /// ``SearchTableError/contentMismatch(searchTable:table:columns:)`` after one renamed by plain SQL.
     ///
+    /// `prefixes` makes FTS5 keep an index of the first 2, 3… characters of every word, for faster
+    /// prefix queries (``SearchPattern/prefix(_:)``); `columnSize: false` stores no word counts (a
+    /// smaller index; `bm25` then counts the words of the content table's text when it ranks, so it
+    /// is refused for a contentless table); `detail` records less of where words are (see
+    /// ``SearchDetail``: phrase queries then throw). With `ifNotExists`, a search table `name` that
+    /// already exists as asked (same statement, weights and triggers) is left as it is, and one that
+    /// exists otherwise throws ``SearchTableError/existsWithOtherDefinition(searchTable:existing:)``.
+    ///
+    /// ```swift
+    /// try conn.create(
+    ///     searchTable: "notes_fts", on: "notes", columns: ["title", "body"], unindexed: ["kind"],
+    ///     tokenizer: .porter(wrapping: .unicode61(tokenCharacters: "-")), prefixes: [2, 3],
+    ///     detail: .column, ifNotExists: true)
+    /// ```
+    ///
+    /// Everything runs in one transaction: a refused call leaves the database as it was.
+    ///
     /// - Throws: ``SearchTableError`` for an untrusted connection, a table without an `INTEGER PRIMARY
-    ///   KEY`, no column, a bad weight or a UNIQUE index the triggers cannot follow;
+    ///   KEY`, no column or one named twice, a bad weight, an option FTS5 would not read as given
+    ///   (``SearchTableError/invalidOption(searchTable:option:reason:)``) or a UNIQUE index the
+    ///   triggers cannot follow;
     ///   ``SQLiteError`` when SQLite refuses a statement (a missing table or column, a name FTS5
     ///   reserves such as `rank`).
     public func create(
-        searchTable name: String, on table: String, columns: [String], tokenizer: SearchTokenizer = .unicode61(),
-        content: SearchContent = .external, weights: [String: Double] = [:], keptInStep: Bool = true
+        searchTable name: String, on table: String, columns: [String], unindexed: [String] = [],
+        tokenizer: SearchTokenizer = .unicode61(), content: SearchContent = .external,
+        weights: [String: Double] = [:], prefixes: [Int] = [], columnSize: Bool = true, detail: SearchDetail = .full,
+        keptInStep: Bool = true, ifNotExists: Bool = false
     ) throws {
         guard !keptInStep || options.schemaTrust.trustsSchemaCode else {
             throw SearchTableError.untrustedSchema(searchTable: name)
         }
-        guard !columns.isEmpty else { throw SearchTableError.noColumns(searchTable: name) }
-        for (column, weight) in weights.sorted(by: { $0.key < $1.key }) {
-            guard columns.contains(column) else {
-                throw SearchTableError.weightForUnindexedColumn(searchTable: name, column: column)
-            }
-            guard weight.isFinite else {
-                throw SearchTableError.invalidWeight(searchTable: name, column: column, weight: weight)
-            }
-        }
+        let declaration = SearchTableDeclaration(
+            name: name, table: table, columns: columns, unindexed: unindexed, tokenizer: tokenizer, content: content,
+            weights: weights, prefixes: prefixes, columnSize: columnSize, detail: detail)
+        try declaration.check()
+        let statement = try declaration.createStatement()
         let fts = SQL.quote(identifier: name)
         let source = SQL.quote(identifier: table)
-        let columnList = columns.map(SQL.quote(identifier:)).joined(separator: ", ")
-        let contentOption: String
-        switch content {
-        case .external: contentOption = "content = \(try SQL.literal(.text(table)))"
-        case .contentless: contentOption = "content = ''"
-        }
+        let columnList = declaration.allColumns.map(SQL.quote(identifier:)).joined(separator: ", ")
         try transaction { conn in
+            if ifNotExists, let existing = try conn.schemaEntry(named: name) {
+                guard existing.sql == statement, try conn.searchRank(of: name) == declaration.rank,
+                    try conn.hasSearchTriggers(name) == keptInStep
+                else {
+                    throw SearchTableError.existsWithOtherDefinition(
+                        searchTable: name, existing: existing.isSearchTable ? existing.sql : "")
+                }
+                return
+            }
             // The index points at rows by rowid: only a rowid alias keeps them through VACUUM. A table
             // not found is left to SQLite's own error below.
             if content == .external || keptInStep {
@@ -78,23 +100,40 @@ extension Connection {
                     throw SearchTableError.noStableRowID(searchTable: name, table: table)
                 }
             }
-            try conn.runSchema(
-                "CREATE VIRTUAL TABLE \(fts) USING fts5(\(columnList), \(contentOption), "
-                    + "tokenize = \(try SQL.literal(.text(tokenizer.option))))")
+            try conn.runSchema(statement)
             if keptInStep {
                 let triggers = SearchTriggers(
-                    name: name, table: table, columns: columns,
+                    name: name, table: table, columns: declaration.allColumns,
                     uniqueKeys: try conn.uniqueKeys(of: table, searchTable: name))
                 for statement in triggers.statements {
                     try conn.runSchema(statement)
                 }
             }
             try conn.runSchema("INSERT INTO \(fts)(rowid, \(columnList)) SELECT rowid, \(columnList) FROM \(source)")
-            if !weights.isEmpty {
-                let rank = "bm25(" + columns.map { String(weights[$0] ?? 1) }.joined(separator: ", ") + ")"
+            if let rank = declaration.rank {
                 try conn.execute("INSERT INTO \(fts)(\(fts), rank) VALUES ('rank', ?)", arguments: [.text(rank)])
             }
         }
+    }
+
+    /// Creates the FTS5 table `name` that indexes `columns` of `table`, kept in step by triggers
+    /// unless `keptInStep` is false: the same as
+    /// ``create(searchTable:on:columns:unindexed:tokenizer:content:weights:prefixes:columnSize:detail:keptInStep:ifNotExists:)``
+    /// with FTS5's default options, which says all.
+    ///
+    /// ```swift
+    /// try conn.create(
+    ///     searchTable: "notes_fts", on: "notes", columns: ["title", "body"],
+    ///     tokenizer: .unicode61(removeDiacritics: true), weights: ["title": 10])
+    /// ```
+    public func create(
+        searchTable name: String, on table: String, columns: [String], tokenizer: SearchTokenizer = .unicode61(),
+        content: SearchContent = .external, weights: [String: Double] = [:], keptInStep: Bool = true
+    ) throws {
+        try create(
+            searchTable: name, on: table, columns: columns, unindexed: [], tokenizer: tokenizer, content: content,
+            weights: weights, prefixes: [], columnSize: true, detail: .full, keptInStep: keptInStep,
+            ifNotExists: false)
     }
 
     /// Drops the search table `name`, with the triggers and the table of replaced rows that

@@ -38,6 +38,17 @@ public enum SearchTableError: Error, Sendable, Hashable, CustomStringConvertible
     /// The search table reads `columns` from `table`, which no longer has them (renamed or dropped
     /// with plain SQL): drop the search table and create it again over the table's columns.
     case contentMismatch(searchTable: String, table: String, columns: [String])
+    /// An option has a value FTS5 would not read as given, or one that would make it give wrong
+    /// answers with the other options: `option` is FTS5's name for it (`prefix`, `separators`,
+    /// `tokenchars`, `columnsize`, `detail`), `reason` says why.
+    case invalidOption(searchTable: String, option: String, reason: String)
+    /// `column` is named twice among the columns and the unindexed columns (names compared as SQLite
+    /// compares them).
+    case duplicateColumn(searchTable: String, column: String)
+    /// With `ifNotExists`, a search table of that name exists, but not as asked: other columns,
+    /// options, weights, or triggers (`existing` is its `CREATE VIRTUAL TABLE` statement, or empty
+    /// when it is not a search table).
+    case existsWithOtherDefinition(searchTable: String, existing: String)
 
     /// A sentence naming the search table, the column and what went wrong.
     public var description: String {
@@ -65,6 +76,15 @@ public enum SearchTableError: Error, Sendable, Hashable, CustomStringConvertible
             return "column \"\(column)\" of \"\(table)\" was not renamed: search table \"\(searchTable)\" reads it by "
                 + "that name and FTS5 cannot rename its columns; drop the search table, rename the column, and "
                 + "create the search table again"
+        case .invalidOption(let searchTable, let option, let reason):
+            return "search table \"\(searchTable)\" cannot have this \(option) option: \(reason)"
+        case .duplicateColumn(let searchTable, let column):
+            return "search table \"\(searchTable)\" names column \"\(column)\" twice"
+        case .existsWithOtherDefinition(let searchTable, let existing):
+            return "search table \"\(searchTable)\" already exists, but not as asked (other columns, options, weights "
+                + "or triggers): "
+                + (existing.isEmpty ? "it is not a search table" : "it was created as `\(existing)`")
+                + "; drop it first, or use another name"
         case .contentMismatch(let searchTable, let table, let columns):
             return "search table \"\(searchTable)\" reads "
                 + columns.map { "\"\($0)\"" }.joined(separator: ", ") + " from \"\(table)\", which has no such "

@@ -22,9 +22,12 @@ struct SearchTriggers {
     /// The table that holds the rows a write is about to replace.
     static func replacedTable(_ name: String) -> String { SQL.quote(identifier: name + "_replaced") }
 
+    /// The suffixes of the triggers' names (`name_ai` …).
+    static let triggerSuffixes = ["ai", "ad", "au", "bi", "bu"]
+
     /// The statements that drop the triggers and the table of replaced rows.
     static func dropStatements(name: String) -> [String] {
-        ["ai", "ad", "au", "bi", "bu"].map { "DROP TRIGGER IF EXISTS \(SQL.quote(identifier: name + "_" + $0))" }
+        triggerSuffixes.map { "DROP TRIGGER IF EXISTS \(SQL.quote(identifier: name + "_" + $0))" }
             + ["DROP TABLE IF EXISTS \(replacedTable(name))"]
     }
 
