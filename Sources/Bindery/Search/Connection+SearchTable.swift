@@ -78,11 +78,22 @@ extension Connection {
             name: name, table: table, columns: columns, unindexed: unindexed, tokenizer: tokenizer, content: content,
             weights: weights, prefixes: prefixes, columnSize: columnSize, detail: detail)
         try declaration.check()
-        let statement = try declaration.createStatement()
         let fts = SQL.quote(identifier: name)
         let source = SQL.quote(identifier: table)
         let columnList = declaration.allColumns.map(SQL.quote(identifier:)).joined(separator: ", ")
         try transaction { conn in
+            // The index points at rows by rowid: only a rowid alias keeps them through VACUUM. A table
+            // without one is searched through a mapping of its primary key to rowids, kept by the
+            // triggers. A table not found is left to SQLite's own error below.
+            var rowKey: (key: SearchRowKey, hasRowid: Bool)?
+            if content == .external || keptInStep {
+                let profile = try conn.insertProfile(ofTable: table)
+                if !profile.columns.isEmpty, profile.rowidAlias == nil {
+                    guard keptInStep else { throw SearchTableError.noStableRowID(searchTable: name, table: table) }
+                    rowKey = try conn.searchRowKey(of: table, searchTable: name)
+                }
+            }
+            let statement = try declaration.createStatement(keyed: rowKey != nil)
             if ifNotExists, let existing = try conn.schemaEntry(named: name) {
                 guard existing.sql == statement, try conn.searchRank(of: name) == declaration.rank,
                     try conn.hasSearchTriggers(name) == keptInStep
@@ -92,24 +103,42 @@ extension Connection {
                 }
                 return
             }
-            // The index points at rows by rowid: only a rowid alias keeps them through VACUUM. A table
-            // not found is left to SQLite's own error below.
-            if content == .external || keptInStep {
-                let profile = try conn.insertProfile(ofTable: table)
-                if !profile.columns.isEmpty, profile.rowidAlias == nil {
-                    throw SearchTableError.noStableRowID(searchTable: name, table: table)
-                }
-            }
             try conn.runSchema(statement)
-            if keptInStep {
-                let triggers = SearchTriggers(
-                    name: name, table: table, columns: declaration.allColumns,
-                    uniqueKeys: try conn.uniqueKeys(of: table, searchTable: name))
-                for statement in triggers.statements {
+            let uniqueKeys = keptInStep ? try conn.uniqueKeys(of: table, searchTable: name) : []
+            if let rowKey {
+                let key = rowKey.key
+                try conn.runSchema(key.keysTableStatement(searchTable: name))
+                if content == .external {
+                    try conn.runSchema(
+                        key.contentViewStatement(
+                            searchTable: name, table: table, columns: declaration.allColumns,
+                            rowidColumn: declaration.contentRowidColumn))
+                }
+                let triggers = SearchKeyedTriggers(
+                    name: name, table: table, columns: declaration.allColumns, key: key, uniqueKeys: uniqueKeys,
+                    hasRowid: rowKey.hasRowid)
+                for statement in triggers.statements + key.syncStatements(searchTable: name, table: table) {
                     try conn.runSchema(statement)
                 }
+                let join = key.columns.enumerated().map {
+                    "t.\(SQL.quote(identifier: $0.element.name)) = m.\(SearchRowKey.slot($0.offset))"
+                }
+                try conn.runSchema(
+                    "INSERT INTO \(fts)(rowid, \(columnList)) SELECT m.id, "
+                        + declaration.allColumns.map { "t." + SQL.quote(identifier: $0) }.joined(separator: ", ")
+                        + " FROM \(SearchRowKey.keysTable(name)) AS m JOIN \(source) AS t ON "
+                        + join.joined(separator: " AND "))
+            } else {
+                if keptInStep {
+                    let triggers = SearchTriggers(
+                        name: name, table: table, columns: declaration.allColumns, uniqueKeys: uniqueKeys)
+                    for statement in triggers.statements {
+                        try conn.runSchema(statement)
+                    }
+                }
+                try conn.runSchema(
+                    "INSERT INTO \(fts)(rowid, \(columnList)) SELECT rowid, \(columnList) FROM \(source)")
             }
-            try conn.runSchema("INSERT INTO \(fts)(rowid, \(columnList)) SELECT rowid, \(columnList) FROM \(source)")
             if let rank = declaration.rank {
                 try conn.execute("INSERT INTO \(fts)(\(fts), rank) VALUES ('rank', ?)", arguments: [.text(rank)])
             }
@@ -141,10 +170,15 @@ extension Connection {
     /// it indexes is left as it is.
     public func drop(searchTable name: String) throws {
         try transaction { conn in
+            let keyed = try conn.isKeyedSearchTable(name)
             for statement in SearchTriggers.dropStatements(name: name) {
                 try conn.runSchema(statement)
             }
             try conn.runSchema("DROP TABLE \(SQL.quote(identifier: name))")
+            if keyed {
+                try conn.runSchema("DROP VIEW IF EXISTS \(SearchRowKey.contentView(name))")
+                try conn.runSchema("DROP TABLE \(SearchRowKey.keysTable(name))")
+            }
         }
     }
 
@@ -156,7 +190,12 @@ extension Connection {
     ///   longer has a column the search table reads (renamed or dropped by plain SQL).
     public func rebuild(searchTable name: String) throws {
         try checkSearchContent(of: name)
-        try command("rebuild", searchTable: name)
+        try transaction { conn in
+            if try conn.isKeyedSearchTable(name), let table = try conn.keyedSearchSource(of: name) {
+                try conn.syncSearchKeys(of: name, table: table)
+            }
+            try conn.command("rebuild", searchTable: name)
+        }
     }
 
     /// Merges the search table's index into one b-tree (FTS5 `optimize`): faster queries and a
@@ -177,6 +216,9 @@ extension Connection {
     public func checkIntegrity(searchTable name: String) throws {
         try checkSearchContent(of: name)
         let fts = SQL.quote(identifier: name)
+        if try isKeyedSearchTable(name), let table = try keyedSearchSource(of: name) {
+            try checkSearchKeys(of: name, table: table)
+        }
         do {
             try execute("INSERT INTO \(fts)(\(fts), rank) VALUES ('integrity-check', 1)", arguments: [])
         } catch let error as SQLiteError where error.code == .readOnly {

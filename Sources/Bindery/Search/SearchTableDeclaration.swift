@@ -58,14 +58,27 @@ struct SearchTableDeclaration {
         }
     }
 
+    /// The column of the content view of a keyed search table (``SearchRowKey``) that holds the
+    /// rowid: `bindery_rowid`, with underscores added while it names a column of the search table.
+    var contentRowidColumn: String {
+        var column = "bindery_rowid"
+        let taken = Set(allColumns.map(FoldedIdentifier.init))
+        while taken.contains(FoldedIdentifier(column)) { column += "_" }
+        return column
+    }
+
     /// `CREATE VIRTUAL TABLE … USING fts5(…)`, with only the options that differ from FTS5's defaults
-    /// besides `content` and `tokenize`.
-    func createStatement() throws -> String {
+    /// besides `content` and `tokenize`; `keyed`, for a search table over a mapping of keys
+    /// (``SearchRowKey``), whose external content is its view.
+    func createStatement(keyed: Bool = false) throws -> String {
         let columnList =
             (columns.map(SQL.quote(identifier:)) + unindexed.map { SQL.quote(identifier: $0) + " UNINDEXED" })
             .joined(separator: ", ")
         var options: [String] = []
         switch content {
+        case .external where keyed:
+            options.append("content = \(try SQL.literal(.text(SearchRowKey.contentViewName(name))))")
+            options.append("content_rowid = \(try SQL.literal(.text(contentRowidColumn)))")
         case .external: options.append("content = \(try SQL.literal(.text(table)))")
         case .contentless: options.append("content = ''")
         }

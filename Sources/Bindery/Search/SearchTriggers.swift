@@ -50,7 +50,7 @@ struct SearchTriggers {
         let delete = "INSERT INTO \(fts)(\(fts), rowid, \(columnList)) VALUES ('delete', old.rowid, \(oldValues));"
         let takeOut =
             "INSERT INTO \(fts)(\(fts), rowid, \(columnList)) SELECT 'delete', k, \(slots.joined(separator: ", ")) "
-            + "FROM \(replaced) WHERE k = new.rowid OR NOT EXISTS (SELECT 1 FROM \(source) WHERE rowid = k);"
+            + "FROM \(replaced) WHERE k = new.rowid OR NOT EXISTS (SELECT 1 FROM \(source) WHERE rowid = \(replaced).k);"
         let note =
             "INSERT INTO \(replaced)(k, \(slots.joined(separator: ", "))) SELECT rowid, \(columnList) "
             + "FROM \(source) WHERE (\(conflict))"
