@@ -103,6 +103,9 @@ import Testing
         try Self.check(conn, after: "INSERT OR REPLACE through the key (its collation)")
         try conn.execute("INSERT OR REPLACE INTO notes(lang, code, title, body) VALUES ('de', 'z', 'delta', 'y')")
         try Self.check(conn, after: "INSERT OR REPLACE through another UNIQUE key")
+        try conn.execute("INSERT INTO notes(lang, code, title, body) VALUES ('en', 'k', 'kilo', 'lima')")
+        try conn.execute("INSERT OR REPLACE INTO notes(lang, code, title, body) VALUES ('en', 'k', 'delta', 'mike')")
+        try Self.check(conn, after: "INSERT OR REPLACE through the key and another UNIQUE key at once")
         try conn.execute(
             "INSERT INTO notes(lang, code, title, body) VALUES ('de', 'z', 'golf', 'alpha') "
                 + "ON CONFLICT DO UPDATE SET body = excluded.body")
@@ -178,8 +181,11 @@ import Testing
         try conn.create(index: "notes_body", on: "notes", columns: ["body"], unique: true)
         try conn.execute("INSERT OR REPLACE INTO notes(code, lang, title, body) VALUES ('n', 'en', 'golf', 'echo')")
         try Self.check(conn, after: "INSERT OR REPLACE through a UNIQUE index added later")
+        try conn.alter(table: "notes") { $0.unique(["lang", "body"]) }
+        try conn.execute("INSERT OR REPLACE INTO notes(code, lang, title, body) VALUES ('o', 'en', 'hotel', 'echo')")
+        try Self.check(conn, after: "INSERT OR REPLACE through a UNIQUE constraint added by a table rebuild")
         try conn.rename(table: "notes", to: "old_notes")
-        try conn.execute("INSERT INTO old_notes(code, lang, title, body) VALUES ('m', 'en', 'hotel', 'india')")
+        try conn.execute("INSERT INTO old_notes(code, lang, title, body) VALUES ('m', 'en', 'juliet', 'india')")
         try conn.rename(table: "old_notes", to: "notes")
         try Self.check(conn, after: "renames of the table")
     }
@@ -244,5 +250,24 @@ import Testing
         #expect(later.isEmpty)
         let replacing = try conn.rows("SELECT rowid FROM t_fts WHERE t_fts MATCH 'replacing'")
         #expect(replacing.count == 1)
+    }
+
+    /// The content view reads the table's columns under the search table's names, and SQLite renames
+    /// them in the view and the triggers with the table's column: a rename keeps the search right.
+    @Test func renamingAColumnKeepsTheSearchRight() throws {
+        let conn = try Self.connection(Setup(name: "composite", schema: Self.composite))
+        try conn.alter(table: "notes") { $0.rename(column: "body", to: "text") }
+        try conn.execute("INSERT INTO notes(lang, code, title, text) VALUES ('en', 'r', 'golf', 'hotel india')")
+        try conn.execute("UPDATE notes SET text = 'juliet' WHERE code = 'a'")
+        try conn.checkIntegrity(searchTable: "notes_fts")
+        let ids = { (word: String) in
+            try conn.rows("SELECT rowid FROM notes_fts WHERE notes_fts MATCH \(word)").count
+        }
+        #expect(try ids("hotel") == 1)
+        #expect(try ids("juliet") == 1)
+        #expect(try ids("charlie") == 0)
+        try conn.rebuild(searchTable: "notes_fts")
+        try conn.checkIntegrity(searchTable: "notes_fts")
+        #expect(try ids("india") == 1)
     }
 }

@@ -172,4 +172,34 @@ import Testing
         }
         try Self.writeAndCheck(conn)
     }
+
+    /// Every option at once: the UNIQUE-index and rename machinery, rebuild, integrity check and drop
+    /// keep working.
+    @Test func everyOptionAtOnceKeepsTheMachineryWorking() throws {
+        let conn = try Self.connection()
+        try conn.create(
+            searchTable: "notes_fts", on: "notes", columns: ["title", "body"], unindexed: ["code"],
+            tokenizer: .porter(wrapping: .unicode61(removeDiacritics: true, tokenCharacters: "-")),
+            weights: ["body": 2], prefixes: [2], columnSize: false, detail: .column)
+        try conn.create(index: "notes_body", on: "notes", columns: ["body"], unique: true)
+        // Replaces row 3 through the UNIQUE index made after the search table.
+        try conn.execute("INSERT OR REPLACE INTO notes(code, title, body) VALUES ('e', 'Café-au-lait', 'nothing')")
+        try conn.checkIntegrity(searchTable: "notes_fts")
+        #expect(try Self.ids(.all("sqlite"), in: conn) == [])
+        #expect(try Self.ids(SearchPattern(raw: #""cafe-au-lait""#), in: conn) == [4])
+        #expect(try Self.ids(.prefix("swi"), in: conn) == [1, 2])
+        #expect(
+            throws: SearchTableError.indexedColumnRenamed(searchTable: "notes_fts", table: "notes", column: "code")
+        ) {
+            try conn.alter(table: "notes") { $0.rename(column: "code", to: "slug") }
+        }
+        try conn.execute("UPDATE notes SET title = 'swimming' WHERE code = 'a'")
+        try conn.rebuild(searchTable: "notes_fts")
+        try conn.checkIntegrity(searchTable: "notes_fts")
+        #expect(try Self.ids(.prefix("caf"), in: conn) == [4])
+        #expect(try Self.ids(.all("swim"), in: conn) == [1])
+        try conn.drop(searchTable: "notes_fts")
+        #expect(try conn.rows("SELECT name FROM sqlite_schema WHERE name LIKE 'notes_fts%'").isEmpty)
+        try conn.execute("INSERT INTO notes(code, title, body) VALUES ('f', 'after', 'the drop')")
+    }
 }

@@ -7,10 +7,15 @@ extension Connection {
     /// already there; with `keptInStep`, creates the triggers that keep it in step on every insert,
     /// update, delete and upsert of the table, `INSERT OR REPLACE` and `UPDATE OR REPLACE` included.
     ///
-    /// The search table's rowid is `table`'s rowid, which a query joins on: `table` must have an
-    /// `INTEGER PRIMARY KEY` column (an alias of the rowid, which `VACUUM` keeps), or this throws
-    /// ``SearchTableError/noStableRowID(searchTable:table:)``. `weights` (one per column, 1 when missing) are stored in the search table as its `rank`,
-    /// so that ``QueryRequest/matching(_:in:ranked:)`` sorts by `bm25` with them.
+    /// The search table's rowid is `table`'s rowid, which a query joins on, when `table` has an
+    /// `INTEGER PRIMARY KEY` column (an alias of the rowid, which `VACUUM` keeps). Over a table without
+    /// one (a TEXT or composite primary key, `WITHOUT ROWID`), whose rowids `VACUUM` may renumber, it
+    /// is the id of the row's key in a mapping table `name_keys`, kept by the triggers (external content
+    /// is then read through the view `name_source`): a key column that may hold NULL throws
+    /// ``SearchTableError/nullableKey(searchTable:table:column:)``; a table without a primary key, or
+    /// `keptInStep: false` with external content, throws ``SearchTableError/noStableRowID(searchTable:table:)``.
+    /// `weights` (one per indexed column, 1 when missing) are stored in the search table as its
+    /// `rank`, so that ``QueryRequest/matching(_:in:ranked:)`` sorts by `bm25` with them.
     ///
     /// ```swift
     /// try conn.create(
@@ -59,8 +64,8 @@ extension Connection {
     ///
     /// Everything runs in one transaction: a refused call leaves the database as it was.
     ///
-    /// - Throws: ``SearchTableError`` for an untrusted connection, a table without an `INTEGER PRIMARY
-    ///   KEY`, no column or one named twice, a bad weight, an option FTS5 would not read as given
+    /// - Throws: ``SearchTableError`` for an untrusted connection, a table without a key to point at
+    ///   its rows by, no column or one named twice, a bad weight, an option FTS5 would not read as given
     ///   (``SearchTableError/invalidOption(searchTable:option:reason:)``) or a UNIQUE index the
     ///   triggers cannot follow;
     ///   ``SQLiteError`` when SQLite refuses a statement (a missing table or column, a name FTS5
