@@ -270,4 +270,35 @@ import Testing
         try conn.checkIntegrity(searchTable: "notes_fts")
         #expect(try ids("india") == 1)
     }
+
+    /// Names with quotes, for the table, its key, its columns and the search table, are quoted
+    /// everywhere: the mapping, its view, the triggers and the join of `matching`.
+    @Test func hostileNamesAreQuoted() throws {
+        struct Hostile: Record, Equatable {
+            static let tableName = "my \"notes'"
+            static let primaryKey = ["co\"de"]
+            var code: String
+            var title: String
+            enum CodingKeys: String, CodingKey {
+                case code = "co\"de"
+                case title = "ti'tle\""
+            }
+        }
+        let conn = try Connection(path: ":memory:", options: .init(schemaTrust: .trustedSchema))
+        try conn.create(table: "my \"notes'", options: [.withoutRowID]) { t in
+            t.column("co\"de", .text).primaryKey()
+            t.column("ti'tle\"", .text).notNull()
+        }
+        try conn.insert(Hostile(code: "a'\"", title: "hello"))
+        try conn.create(searchTable: "fts \"x'", on: "my \"notes'", columns: ["ti'tle\""], weights: ["ti'tle\"": 2])
+        try conn.insert(Hostile(code: "b", title: "hello again"))
+        try conn.execute("UPDATE \"my \"\"notes'\" SET \"co\"\"de\" = 'c' WHERE \"co\"\"de\" = 'b'")
+        try conn.execute(script: "VACUUM")
+        let pattern = try #require(SearchPattern.all("hello"))
+        let found = try conn.fetchAll(Hostile.all().matching(pattern, in: "fts \"x'", ranked: false))
+        #expect(found.map(\.code).sorted() == ["a'\"", "c"])
+        try conn.checkIntegrity(searchTable: "fts \"x'")
+        try conn.drop(searchTable: "fts \"x'")
+        #expect(try conn.rows("SELECT name FROM sqlite_schema WHERE name LIKE 'fts%'").isEmpty)
+    }
 }
