@@ -170,8 +170,10 @@ import Testing
     }
 
     /// VACUUM renumbers the rowids of a table without an INTEGER PRIMARY KEY, which would leave the
-    /// index pointing at the wrong rows: such a table (or one WITHOUT ROWID) is refused, unless the
-    /// search table is contentless and written by the app.
+    /// index pointing at the wrong rows: such a table is searched through a mapping of its primary key
+    /// (see SearchKeyedTableTests), and refused when it has no primary key, when its key may be NULL,
+    /// or when nothing would keep the mapping (`keptInStep: false` with external content); a
+    /// contentless search table written by the app chooses its rowids itself.
     @Test func aTableWithoutAStableRowIDIsRefused() throws {
         let conn = try Connection(path: ":memory:", options: Self.trusting)
         try conn.execute(
@@ -181,12 +183,15 @@ import Testing
                 CREATE TABLE keyed(code TEXT PRIMARY KEY, title TEXT) WITHOUT ROWID;
                 CREATE TABLE aliased(id INTEGER PRIMARY KEY, title TEXT);
                 """)
-        for table in ["plain", "descending", "keyed"] {
-            for content in [SearchContent.external, .contentless] {
-                #expect(throws: SearchTableError.noStableRowID(searchTable: "f", table: table)) {
-                    try conn.create(searchTable: "f", on: table, columns: ["title"], content: content)
-                }
+        for content in [SearchContent.external, .contentless] {
+            #expect(throws: SearchTableError.noStableRowID(searchTable: "f", table: "plain")) {
+                try conn.create(searchTable: "f", on: "plain", columns: ["title"], content: content)
             }
+            #expect(throws: SearchTableError.nullableKey(searchTable: "f", table: "descending", column: "id")) {
+                try conn.create(searchTable: "f", on: "descending", columns: ["title"], content: content)
+            }
+        }
+        for table in ["plain", "descending", "keyed"] {
             #expect(throws: SearchTableError.noStableRowID(searchTable: "f", table: table)) {
                 try conn.create(searchTable: "f", on: table, columns: ["title"], keptInStep: false)
             }

@@ -20,7 +20,7 @@ extension Connection {
     /// let infos = try conn.fetchAll(OrderInfo.self, Order.all().including(required: Order.customer))
     /// ```
     public func fetchAll<T: Decodable, R: Record>(_ type: T.Type, _ request: QueryRequest<R>) throws -> [T] {
-        if request.associations.isEmpty && request.annotations.isEmpty {
+        if !request.readsSchema {
             // A request without association: the fetch of its SQL, and nothing more.
             return try fetchAll(T.self, sql: try request.statement(keys: .unresolved).sql)
         }
@@ -53,7 +53,7 @@ extension Connection {
     /// The first row of `request` (with `LIMIT 1` when it has no limit) decoded as `T`, or nil.
     public func fetchOne<T: Decodable, R: Record>(_ type: T.Type, _ request: QueryRequest<R>) throws -> T? {
         let request = request.limitCount == nil ? request.limit(1, offset: request.offsetCount) : request
-        if request.associations.isEmpty && request.annotations.isEmpty {
+        if !request.readsSchema {
             // As in fetchAll: the fetch of its SQL, without reading the schema for keys.
             return try fetchOne(T.self, sql: try request.statement(keys: .unresolved).sql)
         }

@@ -50,6 +50,13 @@ extension QueryRequest {
             limit: limit, offset: offset)
     }
 
+    /// Whether the request's SQL reads the schema of the connection it runs on: the keys of its
+    /// associations, the collations its annotations compare with, the join conditions of its joined
+    /// subqueries (``SourceJoin/schemaJoinCondition``). A request that reads none is built without.
+    var readsSchema: Bool {
+        !associations.isEmpty || !annotations.isEmpty || sourceJoins.contains { $0.schemaJoinCondition != nil }
+    }
+
     /// Whether the request's rows are the rows of its table matching its filters, one each: no
     /// grouping, distinct, limit or join that could change which or how many, no joined subquery
     /// and no selection (whose aliases its conditions may name, or which may aggregate the rows).
@@ -188,7 +195,7 @@ extension QueryRequest {
     private func body(_ resolve: KeyResolver, ordered: Bool) throws -> SQL {
         var sql = SQL(text: " FROM " + baseTable)
         for source in sourceJoins {
-            sql += source.clause
+            sql += try source.clause(resolve)
         }
         for part in associations where part.isJoined {
             sql += try Self.join(part, resolve, parent: baseTable)

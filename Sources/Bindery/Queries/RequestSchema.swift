@@ -9,6 +9,9 @@ struct RequestSchema {
     var collation: (_ table: String, _ column: String) throws -> String?
     /// How many columns an association's selection has; nil where it is not known.
     var selectionWidth: (AssociationDescriptor) throws -> Int?
+    /// The connection whose schema this reads, for what a request's parts read of it themselves
+    /// (``SourceJoin/schemaJoinCondition``); nil without one.
+    var connection: Connection? = nil
 
     /// Without a connection: the keys that associations give, nothing from the schema.
     static var unresolved: RequestSchema {

@@ -12,13 +12,22 @@ struct SourceJoin: Sendable {
     var conditions: [SQL]
     /// The join condition, as SQL text.
     var joinCondition: String
+    /// The join condition the schema of a connection calls for instead of ``joinCondition``, when it
+    /// gives one (nil otherwise): read when the request's SQL is built on a connection.
+    var schemaJoinCondition: (@Sendable (Connection) throws -> String?)? = nil
 
-    /// The JOIN clause.
-    var clause: SQL {
+    /// The JOIN clause, on the schema `resolve` reads.
+    func clause(_ resolve: RequestSchema) throws -> SQL {
         var sql = SQL(text: " JOIN (SELECT \(columns) FROM \(source)")
         for (index, condition) in conditions.enumerated() {
             sql += (index == 0 ? " WHERE (" : " AND (") + condition + ")"
         }
-        return sql + SQL(text: ") AS \(alias) ON \(joinCondition)")
+        var condition = joinCondition
+        if let schemaJoinCondition, let connection = resolve.connection,
+            let resolved = try schemaJoinCondition(connection)
+        {
+            condition = resolved
+        }
+        return sql + SQL(text: ") AS \(alias) ON \(condition)")
     }
 }

@@ -2,14 +2,20 @@ import Foundation
 
 /// FTS5 search tables over the columns of a table, kept in step with it by triggers.
 extension Connection {
-    /// Creates the FTS5 table `name` that indexes `columns` of `table` and fills it from the rows
+    /// Creates the FTS5 table `name` that indexes `columns` of `table` (and stores `unindexed`
+    /// columns beside them, which are returned but never searched) and fills it from the rows
     /// already there; with `keptInStep`, creates the triggers that keep it in step on every insert,
     /// update, delete and upsert of the table, `INSERT OR REPLACE` and `UPDATE OR REPLACE` included.
     ///
-    /// The search table's rowid is `table`'s rowid, which a query joins on: `table` must have an
-    /// `INTEGER PRIMARY KEY` column (an alias of the rowid, which `VACUUM` keeps), or this throws
-    /// ``SearchTableError/noStableRowID(searchTable:table:)``. `weights` (one per column, 1 when missing) are stored in the search table as its `rank`,
-    /// so that ``QueryRequest/matching(_:in:ranked:)`` sorts by `bm25` with them.
+    /// The search table's rowid is `table`'s rowid, which a query joins on, when `table` has an
+    /// `INTEGER PRIMARY KEY` column (an alias of the rowid, which `VACUUM` keeps). Over a table without
+    /// one (a TEXT or composite primary key, `WITHOUT ROWID`), whose rowids `VACUUM` may renumber, it
+    /// is the id of the row's key in a mapping table `name_keys`, kept by the triggers (external content
+    /// is then read through the view `name_source`): a key column that may hold NULL throws
+    /// ``SearchTableError/nullableKey(searchTable:table:column:)``; a table without a primary key, or
+    /// `keptInStep: false` with external content, throws ``SearchTableError/noStableRowID(searchTable:table:)``.
+    /// `weights` (one per indexed column, 1 when missing) are stored in the search table as its
+    /// `rank`, so that ``QueryRequest/matching(_:in:ranked:)`` sorts by `bm25` with them.
     ///
     /// ```swift
     /// try conn.create(
@@ -41,60 +47,127 @@ extension Connection {
     /// and changes nothing; ``checkIntegrity(searchTable:)`` and ``rebuild(searchTable:)`` throw
     /// ``SearchTableError/contentMismatch(searchTable:table:columns:)`` after one renamed by plain SQL.
     ///
-    /// - Throws: ``SearchTableError`` for an untrusted connection, a table without an `INTEGER PRIMARY
-    ///   KEY`, no column, a bad weight or a UNIQUE index the triggers cannot follow;
+    /// `prefixes` makes FTS5 keep an index of the first 2, 3… characters of every word, for faster
+    /// prefix queries (``SearchPattern/prefix(_:)``); `columnSize: false` stores no word counts (a
+    /// smaller index; `bm25` then counts the words of the content table's text when it ranks, so it
+    /// is refused for a contentless table); `detail` records less of where words are (see
+    /// ``SearchDetail``: phrase queries then throw). With `ifNotExists`, a search table `name` that
+    /// already exists as asked (same statement, weights and triggers) is left as it is, and one that
+    /// exists otherwise throws ``SearchTableError/existsWithOtherDefinition(searchTable:existing:)``.
+    ///
+    /// ```swift
+    /// try conn.create(
+    ///     searchTable: "notes_fts", on: "notes", columns: ["title", "body"], unindexed: ["kind"],
+    ///     tokenizer: .porter(wrapping: .unicode61(tokenCharacters: "-")), prefixes: [2, 3],
+    ///     detail: .column, ifNotExists: true)
+    /// ```
+    ///
+    /// Everything runs in one transaction: a refused call leaves the database as it was.
+    ///
+    /// - Throws: ``SearchTableError`` for an untrusted connection, a table without a key to point at
+    ///   its rows by, no column or one named twice, a bad weight, an option FTS5 would not read as given
+    ///   (``SearchTableError/invalidOption(searchTable:option:reason:)``) or a UNIQUE index the
+    ///   triggers cannot follow;
     ///   ``SQLiteError`` when SQLite refuses a statement (a missing table or column, a name FTS5
     ///   reserves such as `rank`).
     public func create(
-        searchTable name: String, on table: String, columns: [String], tokenizer: SearchTokenizer = .unicode61(),
-        content: SearchContent = .external, weights: [String: Double] = [:], keptInStep: Bool = true
+        searchTable name: String, on table: String, columns: [String], unindexed: [String] = [],
+        tokenizer: SearchTokenizer = .unicode61(), content: SearchContent = .external,
+        weights: [String: Double] = [:], prefixes: [Int] = [], columnSize: Bool = true, detail: SearchDetail = .full,
+        keptInStep: Bool = true, ifNotExists: Bool = false
     ) throws {
         guard !keptInStep || options.schemaTrust.trustsSchemaCode else {
             throw SearchTableError.untrustedSchema(searchTable: name)
         }
-        guard !columns.isEmpty else { throw SearchTableError.noColumns(searchTable: name) }
-        for (column, weight) in weights.sorted(by: { $0.key < $1.key }) {
-            guard columns.contains(column) else {
-                throw SearchTableError.weightForUnindexedColumn(searchTable: name, column: column)
-            }
-            guard weight.isFinite else {
-                throw SearchTableError.invalidWeight(searchTable: name, column: column, weight: weight)
-            }
-        }
+        let declaration = SearchTableDeclaration(
+            name: name, table: table, columns: columns, unindexed: unindexed, tokenizer: tokenizer, content: content,
+            weights: weights, prefixes: prefixes, columnSize: columnSize, detail: detail)
+        try declaration.check()
         let fts = SQL.quote(identifier: name)
         let source = SQL.quote(identifier: table)
-        let columnList = columns.map(SQL.quote(identifier:)).joined(separator: ", ")
-        let contentOption: String
-        switch content {
-        case .external: contentOption = "content = \(try SQL.literal(.text(table)))"
-        case .contentless: contentOption = "content = ''"
-        }
+        let columnList = declaration.allColumns.map(SQL.quote(identifier:)).joined(separator: ", ")
         try transaction { conn in
             // The index points at rows by rowid: only a rowid alias keeps them through VACUUM. A table
-            // not found is left to SQLite's own error below.
+            // without one is searched through a mapping of its primary key to rowids, kept by the
+            // triggers. A table not found is left to SQLite's own error below.
+            var rowKey: (key: SearchRowKey, hasRowid: Bool)?
             if content == .external || keptInStep {
                 let profile = try conn.insertProfile(ofTable: table)
                 if !profile.columns.isEmpty, profile.rowidAlias == nil {
-                    throw SearchTableError.noStableRowID(searchTable: name, table: table)
+                    guard keptInStep else { throw SearchTableError.noStableRowID(searchTable: name, table: table) }
+                    rowKey = try conn.searchRowKey(of: table, searchTable: name)
                 }
             }
-            try conn.runSchema(
-                "CREATE VIRTUAL TABLE \(fts) USING fts5(\(columnList), \(contentOption), "
-                    + "tokenize = \(try SQL.literal(.text(tokenizer.option))))")
-            if keptInStep {
-                let triggers = SearchTriggers(
-                    name: name, table: table, columns: columns,
-                    uniqueKeys: try conn.uniqueKeys(of: table, searchTable: name))
-                for statement in triggers.statements {
+            let statement = try declaration.createStatement(keyed: rowKey != nil)
+            if ifNotExists, let existing = try conn.schemaEntry(named: name) {
+                guard existing.sql == statement, try conn.searchRank(of: name) == declaration.rank,
+                    try conn.hasSearchTriggers(name) == keptInStep
+                else {
+                    throw SearchTableError.existsWithOtherDefinition(
+                        searchTable: name, existing: existing.isSearchTable ? existing.sql : "")
+                }
+                return
+            }
+            try conn.runSchema(statement)
+            let uniqueKeys = keptInStep ? try conn.uniqueKeys(of: table, searchTable: name) : []
+            if let rowKey {
+                let key = rowKey.key
+                try conn.runSchema(key.keysTableStatement(searchTable: name))
+                if content == .external {
+                    try conn.runSchema(
+                        key.contentViewStatement(
+                            searchTable: name, table: table, columns: declaration.allColumns,
+                            rowidColumn: declaration.contentRowidColumn))
+                }
+                let triggers = SearchKeyedTriggers(
+                    name: name, table: table, columns: declaration.allColumns, key: key, uniqueKeys: uniqueKeys,
+                    hasRowid: rowKey.hasRowid)
+                for statement in triggers.statements + key.syncStatements(searchTable: name, table: table) {
                     try conn.runSchema(statement)
                 }
+                let join = key.columns.enumerated().map {
+                    "t.\(SQL.quote(identifier: $0.element.name)) = m.\(SearchRowKey.slot($0.offset))"
+                }
+                try conn.runSchema(
+                    "INSERT INTO \(fts)(rowid, \(columnList)) SELECT m.id, "
+                        + declaration.allColumns.map { "t." + SQL.quote(identifier: $0) }.joined(separator: ", ")
+                        + " FROM \(SearchRowKey.keysTable(name)) AS m JOIN \(source) AS t ON "
+                        + join.joined(separator: " AND "))
+            } else {
+                if keptInStep {
+                    let triggers = SearchTriggers(
+                        name: name, table: table, columns: declaration.allColumns, uniqueKeys: uniqueKeys)
+                    for statement in triggers.statements {
+                        try conn.runSchema(statement)
+                    }
+                }
+                try conn.runSchema(
+                    "INSERT INTO \(fts)(rowid, \(columnList)) SELECT rowid, \(columnList) FROM \(source)")
             }
-            try conn.runSchema("INSERT INTO \(fts)(rowid, \(columnList)) SELECT rowid, \(columnList) FROM \(source)")
-            if !weights.isEmpty {
-                let rank = "bm25(" + columns.map { String(weights[$0] ?? 1) }.joined(separator: ", ") + ")"
+            if let rank = declaration.rank {
                 try conn.execute("INSERT INTO \(fts)(\(fts), rank) VALUES ('rank', ?)", arguments: [.text(rank)])
             }
         }
+    }
+
+    /// Creates the FTS5 table `name` that indexes `columns` of `table`, kept in step by triggers
+    /// unless `keptInStep` is false: the same as
+    /// ``create(searchTable:on:columns:unindexed:tokenizer:content:weights:prefixes:columnSize:detail:keptInStep:ifNotExists:)``
+    /// with FTS5's default options, which says all.
+    ///
+    /// ```swift
+    /// try conn.create(
+    ///     searchTable: "notes_fts", on: "notes", columns: ["title", "body"],
+    ///     tokenizer: .unicode61(removeDiacritics: true), weights: ["title": 10])
+    /// ```
+    public func create(
+        searchTable name: String, on table: String, columns: [String], tokenizer: SearchTokenizer = .unicode61(),
+        content: SearchContent = .external, weights: [String: Double] = [:], keptInStep: Bool = true
+    ) throws {
+        try create(
+            searchTable: name, on: table, columns: columns, unindexed: [], tokenizer: tokenizer, content: content,
+            weights: weights, prefixes: [], columnSize: true, detail: .full, keptInStep: keptInStep,
+            ifNotExists: false)
     }
 
     /// Drops the search table `name`, with the triggers and the table of replaced rows that
@@ -102,10 +175,15 @@ extension Connection {
     /// it indexes is left as it is.
     public func drop(searchTable name: String) throws {
         try transaction { conn in
+            let keyed = try conn.isKeyedSearchTable(name)
             for statement in SearchTriggers.dropStatements(name: name) {
                 try conn.runSchema(statement)
             }
             try conn.runSchema("DROP TABLE \(SQL.quote(identifier: name))")
+            if keyed {
+                try conn.runSchema("DROP VIEW IF EXISTS \(SearchRowKey.contentView(name))")
+                try conn.runSchema("DROP TABLE \(SearchRowKey.keysTable(name))")
+            }
         }
     }
 
@@ -117,7 +195,12 @@ extension Connection {
     ///   longer has a column the search table reads (renamed or dropped by plain SQL).
     public func rebuild(searchTable name: String) throws {
         try checkSearchContent(of: name)
-        try command("rebuild", searchTable: name)
+        try transaction { conn in
+            if try conn.isKeyedSearchTable(name), let table = try conn.keyedSearchSource(of: name) {
+                try conn.syncSearchKeys(of: name, table: table)
+            }
+            try conn.command("rebuild", searchTable: name)
+        }
     }
 
     /// Merges the search table's index into one b-tree (FTS5 `optimize`): faster queries and a
@@ -138,6 +221,9 @@ extension Connection {
     public func checkIntegrity(searchTable name: String) throws {
         try checkSearchContent(of: name)
         let fts = SQL.quote(identifier: name)
+        if try isKeyedSearchTable(name), let table = try keyedSearchSource(of: name) {
+            try checkSearchKeys(of: name, table: table)
+        }
         do {
             try execute("INSERT INTO \(fts)(\(fts), rank) VALUES ('integrity-check', 1)", arguments: [])
         } catch let error as SQLiteError where error.code == .readOnly {
@@ -151,82 +237,5 @@ extension Connection {
     private func command(_ command: String, searchTable name: String) throws {
         let fts = SQL.quote(identifier: name)
         try execute("INSERT INTO \(fts)(\(fts)) VALUES (?)", arguments: [.text(command)])
-    }
-
-    /// Each UNIQUE constraint or index of `table` (its primary key included when it is not the
-    /// rowid), as the search triggers compare a row with the row a write stores: partial indexes with
-    /// their `WHERE` clause, indexes on expressions with their expressions.
-    ///
-    /// - Throws: ``SearchTableError/uncoveredUniqueIndex(searchTable:table:index:reason:)`` for an
-    ///   index whose text cannot be read, or that involves a generated column (whose value a `BEFORE`
-    ///   trigger does not see).
-    func uniqueKeys(of table: String, searchTable: String) throws -> [SearchUniqueKey] {
-        var ordinary: [String] = []
-        var generated: Set<String> = []
-        for column in try rows("SELECT name, hidden FROM pragma_table_xinfo(?)", arguments: [.text(table)]) {
-            let name: String = try column["name"]
-            switch try column["hidden"] as Int64 {
-            case 0: ordinary.append(name)
-            case 2, 3: generated.insert(name.lowercased())
-            default: break
-            }
-        }
-        // `new`'s values under the table's column names, for an index's own expressions and conditions.
-        let newRow =
-            "(SELECT "
-            + ordinary.map { "new.\(SQL.quote(identifier: $0)) AS \(SQL.quote(identifier: $0))" }
-            .joined(separator: ", ") + ") AS \(SQL.quote(identifier: table))"
-        var keys: [SearchUniqueKey] = []
-        let indexes = "SELECT name, \"unique\", partial FROM pragma_index_list(?)"
-        for index in try rows(indexes, arguments: [.text(table)]) {
-            guard try index["unique"] as Int64 == 1 else { continue }
-            let indexName: String = try index["name"]
-            func refuse(_ reason: String) -> SearchTableError {
-                .uncoveredUniqueIndex(searchTable: searchTable, table: table, index: indexName, reason: reason)
-            }
-            var parts: [(column: String?, collation: String)] = []
-            let columns = "SELECT name, key, coll FROM pragma_index_xinfo(?) ORDER BY seqno"
-            for part in try rows(columns, arguments: [.text(indexName)]) {
-                guard try part["key"] as Int64 == 1 else { continue }
-                parts.append((try part["name"], try part["coll"]))
-            }
-            if parts.contains(where: { $0.column.map { generated.contains($0.lowercased()) } ?? false }) {
-                throw refuse("it indexes a generated column, whose value a BEFORE trigger does not see")
-            }
-            let partial = try index["partial"] as Int64 == 1
-            var definition: IndexDefinition?
-            if partial || parts.contains(where: { $0.column == nil }) {
-                if !generated.isEmpty {
-                    throw refuse(
-                        "it is partial or on expressions, over a table with generated columns, whose values a "
-                            + "BEFORE trigger does not see")
-                }
-                let sql =
-                    try rows(
-                        "SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?", arguments: [.text(indexName)]
-                    ).first.map { try $0[0] as String? } ?? nil
-                definition = sql.flatMap(IndexDefinition.init(sql:))
-                guard let definition, definition.parts.count == parts.count, definition.condition != nil || !partial
-                else {
-                    throw refuse("its CREATE INDEX statement could not be read")
-                }
-            }
-            var key = SearchUniqueKey(parts: [], condition: nil)
-            for (offset, part) in parts.enumerated() {
-                if let column = part.column {
-                    let quoted = SQL.quote(identifier: column)
-                    key.parts.append(.init(row: quoted, new: "new." + quoted, collation: part.collation))
-                } else if let expression = definition?.parts[offset] {
-                    key.parts.append(
-                        .init(
-                            row: expression, new: "SELECT (\(expression)) FROM \(newRow)", collation: part.collation))
-                }
-            }
-            if partial, let condition = definition?.condition {
-                key.condition = "(\(condition)) AND EXISTS (SELECT 1 FROM \(newRow) WHERE (\(condition)))"
-            }
-            if !key.parts.isEmpty { keys.append(key) }
-        }
-        return keys
     }
 }

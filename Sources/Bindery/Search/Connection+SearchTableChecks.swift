@@ -70,10 +70,21 @@ extension Connection {
                 ).first.map({ try $0[0] as String? }) ?? nil,
                 let definition = SearchTableDefinition(name: name, sql: sql)
             else { continue }
-            let triggers = SearchTriggers(
-                name: name, table: table, columns: definition.columns,
-                uniqueKeys: try uniqueKeys(of: table, searchTable: name))
-            for statement in SearchTriggers.dropStatements(name: name) + triggers.statements {
+            let uniqueKeys = try uniqueKeys(of: table, searchTable: name)
+            let statements: [String]
+            if try isKeyedSearchTable(name) {
+                let rowKey = try searchRowKey(of: table, searchTable: name)
+                statements =
+                    SearchKeyedTriggers(
+                        name: name, table: table, columns: definition.columns, key: rowKey.key, uniqueKeys: uniqueKeys,
+                        hasRowid: rowKey.hasRowid
+                    ).statements
+            } else {
+                statements =
+                    SearchTriggers(name: name, table: table, columns: definition.columns, uniqueKeys: uniqueKeys)
+                    .statements
+            }
+            for statement in SearchTriggers.dropStatements(name: name) + statements {
                 try runSchema(statement)
             }
         }

@@ -17,7 +17,9 @@ extension QueryRequest {
     /// itself (for ``SQL/snippet(in:column:before:after:ellipsis:tokens:)``,
     /// ``SQL/highlight(in:column:before:after:)`` or `bm25(notes_fts, …)`) are visible, so the table's
     /// column names stay unambiguous. The pattern is bound, never spliced; a raw pattern FTS5 cannot
-    /// parse throws ``SQLiteError`` when the request runs.
+    /// parse throws ``SQLiteError`` when the request runs. For a search table over a table without an
+    /// `INTEGER PRIMARY KEY` (one that maps the table's primary key to its rowids), the join goes
+    /// through that mapping: `"notes"."code" = (SELECT k0 FROM "notes_fts_keys" WHERE id = …)`.
     public func matching(_ pattern: SearchPattern, in searchTable: String, ranked: Bool = true) -> QueryRequest {
         let fts = SQL.quote(identifier: searchTable)
         let match: SQL = "\(raw: fts) MATCH \(pattern)"
@@ -26,10 +28,15 @@ extension QueryRequest {
             request.sourceJoins[index].conditions.append(match)
         } else {
             let rowid = SQL.quote(identifier: "bindery.rowid")
-            request.sourceJoins.append(
-                SourceJoin(
-                    alias: fts, columns: "rowid AS \(rowid), rank, \(fts)", source: fts, conditions: [match],
-                    joinCondition: "\(fts).\(rowid) = \(SQL.quote(identifier: Base.tableName)).rowid"))
+            let table = Base.tableName
+            var join = SourceJoin(
+                alias: fts, columns: "rowid AS \(rowid), rank, \(fts)", source: fts, conditions: [match],
+                joinCondition: "\(fts).\(rowid) = \(SQL.quote(identifier: table)).rowid")
+            // A search table over a table without a stable rowid maps its rowids to the table's keys.
+            join.schemaJoinCondition = { conn in
+                try conn.keyedSearchJoinCondition(searchTable: searchTable, table: table, rowid: "\(fts).\(rowid)")
+            }
+            request.sourceJoins.append(join)
         }
         let rank = SQL(text: fts + ".rank")
         if ranked, !request.orderings.contains(where: { $0.text == rank.text }) {

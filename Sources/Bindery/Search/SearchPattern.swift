@@ -88,6 +88,33 @@ public struct SearchPattern: Sendable, Hashable, CustomStringConvertible {
         return build(words.isEmpty ? "" : quoted(words.joined(separator: " ")) + (cut ? " *" : ""))
     }
 
+    /// Matches rows where a column starts with the terms of `text`, next to each other and in that
+    /// order (FTS5's initial token query, `^"…"`); with `completingLastTerm`, the last term may be
+    /// the start of a longer word, for a field that filters titles as the user types ("swift sq"
+    /// finds "Swift SQLite tips", not "Learning Swift SQLite"). Nil when `text` holds no term. The
+    /// phrase holds at most ``maximumTermCount`` terms, and ends with a term cut to
+    /// ``maximumTermLength`` searched as a prefix (see Bounds).
+    ///
+    /// ```swift
+    /// SearchPattern.phraseAtStart("swift sq", completingLastTerm: true)?.rawPattern  // ^"swift sq" *
+    /// ```
+    ///
+    /// A search table whose ``SearchDetail`` is not ``SearchDetail/full`` cannot run it: FTS5 throws
+    /// ``SQLiteError`` when the query runs.
+    public static func phraseAtStart(_ text: String, completingLastTerm: Bool = false) -> SearchPattern? {
+        var words: [String] = []
+        var cut = false
+        for term in bounded(terms(in: text), distinct: false) {
+            words.append(term.text)
+            if term.isCut {
+                cut = true
+                break
+            }
+        }
+        guard !words.isEmpty else { return nil }
+        return SearchPattern(raw: "^" + quoted(words.joined(separator: " ")) + (cut || completingLastTerm ? " *" : ""))
+    }
+
     /// Matches rows that hold, for every term of `text`, a word that starts with it: what a search
     /// field that filters as the user types needs ("swi sq" finds "Swift and SQLite"); nil when `text`
     /// holds no term. At most ``maximumTermCount`` distinct terms are searched (see Bounds).

@@ -23,9 +23,11 @@ public enum SearchTableError: Error, Sendable, Hashable, CustomStringConvertible
     case weightForUnindexedColumn(searchTable: String, column: String)
     /// A weight is not a finite number.
     case invalidWeight(searchTable: String, column: String, weight: Double)
-    /// The indexed table has no `INTEGER PRIMARY KEY` column (an alias of its rowid): `VACUUM` may
-    /// renumber the rowids of such a table (and a `WITHOUT ROWID` table has none), which the search
-    /// table would then point at the wrong rows.
+    /// The indexed table has no `INTEGER PRIMARY KEY` column (an alias of its rowid) and no primary
+    /// key the search table can point at its rows by instead, or the search table is not kept in step
+    /// (`keptInStep: false`) with external content: `VACUUM` may renumber the rowids of such a table
+    /// (and a `WITHOUT ROWID` table has none), which the search table would then point at the wrong
+    /// rows.
     case noStableRowID(searchTable: String, table: String)
     /// The triggers cannot tell which rows an `INSERT OR REPLACE` deletes through the UNIQUE index
     /// `index` of `table` (`reason` says why), so the search table would keep rows the table no
@@ -38,6 +40,21 @@ public enum SearchTableError: Error, Sendable, Hashable, CustomStringConvertible
     /// The search table reads `columns` from `table`, which no longer has them (renamed or dropped
     /// with plain SQL): drop the search table and create it again over the table's columns.
     case contentMismatch(searchTable: String, table: String, columns: [String])
+    /// An option has a value FTS5 would not read as given, or one that would make it give wrong
+    /// answers with the other options: `option` is FTS5's name for it (`prefix`, `separators`,
+    /// `tokenchars`, `columnsize`, `detail`), `reason` says why.
+    case invalidOption(searchTable: String, option: String, reason: String)
+    /// `column` is named twice among the columns and the unindexed columns (names compared as SQLite
+    /// compares them).
+    case duplicateColumn(searchTable: String, column: String)
+    /// With `ifNotExists`, a search table of that name exists, but not as asked: other columns,
+    /// options, weights, or triggers (`existing` is its `CREATE VIRTUAL TABLE` statement, or empty
+    /// when it is not a search table).
+    case existsWithOtherDefinition(searchTable: String, existing: String)
+    /// The search table would point at the rows of `table` by their primary key, but its key column
+    /// `column` may hold NULL (a primary key that is not an `INTEGER PRIMARY KEY` of a rowid table
+    /// allows NULL, unless declared `NOT NULL`), and rows with a NULL key cannot be told apart.
+    case nullableKey(searchTable: String, table: String, column: String)
 
     /// A sentence naming the search table, the column and what went wrong.
     public var description: String {
@@ -54,9 +71,11 @@ public enum SearchTableError: Error, Sendable, Hashable, CustomStringConvertible
             return "search table \"\(searchTable)\" has weight \(weight) for \"\(column)\", which is not finite"
         case .noStableRowID(let searchTable, let table):
             return "search table \"\(searchTable)\" would point at the rows of \"\(table)\" by rowid, but \"\(table)\" "
-                + "has no INTEGER PRIMARY KEY column, so VACUUM may renumber its rowids (or it is WITHOUT ROWID): "
-                + "give it an INTEGER PRIMARY KEY column, or create a contentless search table with keptInStep: false "
-                + "and write it yourself"
+                + "has no INTEGER PRIMARY KEY column, so VACUUM may renumber its rowids (or it is WITHOUT ROWID), "
+                + "and the search table cannot point at its rows by primary key (it has none, or the search table is "
+                + "not kept in step by triggers): give it an INTEGER PRIMARY KEY column or a primary key, keep the "
+                + "search table in step, or create a contentless search table with keptInStep: false and write it "
+                + "yourself"
         case .uncoveredUniqueIndex(let searchTable, let table, let index, let reason):
             return "search table \"\(searchTable)\" cannot be kept in step with \"\(table)\" by triggers: an INSERT OR "
                 + "REPLACE that conflicts through its UNIQUE index \"\(index)\" deletes rows the triggers cannot see, "
@@ -65,6 +84,19 @@ public enum SearchTableError: Error, Sendable, Hashable, CustomStringConvertible
             return "column \"\(column)\" of \"\(table)\" was not renamed: search table \"\(searchTable)\" reads it by "
                 + "that name and FTS5 cannot rename its columns; drop the search table, rename the column, and "
                 + "create the search table again"
+        case .invalidOption(let searchTable, let option, let reason):
+            return "search table \"\(searchTable)\" cannot have this \(option) option: \(reason)"
+        case .duplicateColumn(let searchTable, let column):
+            return "search table \"\(searchTable)\" names column \"\(column)\" twice"
+        case .existsWithOtherDefinition(let searchTable, let existing):
+            return "search table \"\(searchTable)\" already exists, but not as asked (other columns, options, weights "
+                + "or triggers): "
+                + (existing.isEmpty ? "it is not a search table" : "it was created as `\(existing)`")
+                + "; drop it first, or use another name"
+        case .nullableKey(let searchTable, let table, let column):
+            return "search table \"\(searchTable)\" would point at the rows of \"\(table)\" by their primary key, but "
+                + "its column \"\(column)\" may hold NULL, and rows with a NULL key cannot be told apart: declare it "
+                + "NOT NULL"
         case .contentMismatch(let searchTable, let table, let columns):
             return "search table \"\(searchTable)\" reads "
                 + columns.map { "\"\($0)\"" }.joined(separator: ", ") + " from \"\(table)\", which has no such "

@@ -22,9 +22,12 @@ struct SearchTriggers {
     /// The table that holds the rows a write is about to replace.
     static func replacedTable(_ name: String) -> String { SQL.quote(identifier: name + "_replaced") }
 
+    /// The suffixes of the triggers' names (`name_ai` …).
+    static let triggerSuffixes = ["ai", "ad", "au", "bi", "bu"]
+
     /// The statements that drop the triggers and the table of replaced rows.
     static func dropStatements(name: String) -> [String] {
-        ["ai", "ad", "au", "bi", "bu"].map { "DROP TRIGGER IF EXISTS \(SQL.quote(identifier: name + "_" + $0))" }
+        triggerSuffixes.map { "DROP TRIGGER IF EXISTS \(SQL.quote(identifier: name + "_" + $0))" }
             + ["DROP TABLE IF EXISTS \(replacedTable(name))"]
     }
 
@@ -47,7 +50,7 @@ struct SearchTriggers {
         let delete = "INSERT INTO \(fts)(\(fts), rowid, \(columnList)) VALUES ('delete', old.rowid, \(oldValues));"
         let takeOut =
             "INSERT INTO \(fts)(\(fts), rowid, \(columnList)) SELECT 'delete', k, \(slots.joined(separator: ", ")) "
-            + "FROM \(replaced) WHERE k = new.rowid OR NOT EXISTS (SELECT 1 FROM \(source) WHERE rowid = k);"
+            + "FROM \(replaced) WHERE k = new.rowid OR NOT EXISTS (SELECT 1 FROM \(source) WHERE rowid = \(replaced).k);"
         let note =
             "INSERT INTO \(replaced)(k, \(slots.joined(separator: ", "))) SELECT rowid, \(columnList) "
             + "FROM \(source) WHERE (\(conflict))"
