@@ -61,9 +61,7 @@ struct SearchKeyedTriggers {
             "INSERT INTO \(replaced)(k, \(slots)) SELECT \(key.id(of: source, keys: keys)), \(columnList) "
             + "FROM \(source) WHERE (\(conflict))"
         func trigger(_ suffix: String, _ when: String, _ body: String, onlyIf condition: String? = nil) -> String {
-            let guardClause = condition.map { " WHEN \($0)" } ?? ""
-            return "CREATE TRIGGER \(SQL.quote(identifier: name + "_" + suffix)) \(when) ON \(source)\(guardClause) "
-                + "BEGIN \(body) END"
+            SearchTriggers.trigger(name, suffix, when, on: source, body, onlyIf: condition)
         }
         return [
             "CREATE TABLE \(replaced)(k INTEGER PRIMARY KEY, \(slots))",

@@ -76,15 +76,7 @@ public struct SearchPattern: Sendable, Hashable, CustomStringConvertible {
     /// holds no term. The phrase holds at most ``maximumTermCount`` terms, and ends with a term cut to
     /// ``maximumTermLength`` (see Bounds).
     public static func phrase(_ text: String) -> SearchPattern? {
-        var words: [String] = []
-        var cut = false
-        for term in bounded(terms(in: text), distinct: false) {
-            words.append(term.text)
-            if term.isCut {
-                cut = true
-                break
-            }
-        }
+        let (words, cut) = phraseTerms(text)
         return build(words.isEmpty ? "" : quoted(words.joined(separator: " ")) + (cut ? " *" : ""))
     }
 
@@ -102,17 +94,20 @@ public struct SearchPattern: Sendable, Hashable, CustomStringConvertible {
     /// A search table whose ``SearchDetail`` is not ``SearchDetail/full`` cannot run it: FTS5 throws
     /// ``SQLiteError`` when the query runs.
     public static func phraseAtStart(_ text: String, completingLastTerm: Bool = false) -> SearchPattern? {
-        var words: [String] = []
-        var cut = false
-        for term in bounded(terms(in: text), distinct: false) {
-            words.append(term.text)
-            if term.isCut {
-                cut = true
-                break
-            }
-        }
+        let (words, cut) = phraseTerms(text)
         guard !words.isEmpty else { return nil }
         return SearchPattern(raw: "^" + quoted(words.joined(separator: " ")) + (cut || completingLastTerm ? " *" : ""))
+    }
+
+    /// The terms of a phrase of `text`, in order and bounded, and whether the last was cut (it ends
+    /// the phrase then).
+    private static func phraseTerms(_ text: String) -> (words: [String], cut: Bool) {
+        var words: [String] = []
+        for term in bounded(terms(in: text), distinct: false) {
+            words.append(term.text)
+            if term.isCut { return (words, true) }
+        }
+        return (words, false)
     }
 
     /// Matches rows that hold, for every term of `text`, a word that starts with it: what a search

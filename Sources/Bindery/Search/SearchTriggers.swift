@@ -55,9 +55,7 @@ struct SearchTriggers {
             "INSERT INTO \(replaced)(k, \(slots.joined(separator: ", "))) SELECT rowid, \(columnList) "
             + "FROM \(source) WHERE (\(conflict))"
         func trigger(_ suffix: String, _ when: String, _ body: String, onlyIf condition: String? = nil) -> String {
-            let guardClause = condition.map { " WHEN \($0)" } ?? ""
-            return "CREATE TRIGGER \(SQL.quote(identifier: name + "_" + suffix)) \(when) ON \(source)\(guardClause) "
-                + "BEGIN \(body) END"
+            Self.trigger(name, suffix, when, on: source, body, onlyIf: condition)
         }
         // The insert's note runs only when a row conflicts (the rare case): rows an ignored write left
         // noted are harmless to a later insert, which takes out only its own rowid's row and rows gone
@@ -82,5 +80,14 @@ struct SearchTriggers {
             terms.append(key.conflict)
         }
         return terms.joined(separator: " OR ")
+    }
+
+    /// `CREATE TRIGGER "<name>_<suffix>" <when> ON <source> [WHEN <condition>] BEGIN <body> END`.
+    static func trigger(
+        _ name: String, _ suffix: String, _ when: String, on source: String, _ body: String, onlyIf condition: String?
+    ) -> String {
+        let guardClause = condition.map { " WHEN \($0)" } ?? ""
+        return "CREATE TRIGGER \(SQL.quote(identifier: name + "_" + suffix)) \(when) ON \(source)\(guardClause) "
+            + "BEGIN \(body) END"
     }
 }
