@@ -33,6 +33,16 @@ public struct QueryRequest<Base: Record>: Sendable, CustomStringConvertible, Cus
     var annotations: [AnnotationPart] = []
     /// The filtered subqueries joined to the table (a search table's matches), in the order given.
     var sourceJoins: [SourceJoin] = []
+    /// The conditions on aggregates of associations given to `filter(_:)`: tested on each row.
+    var aggregateFilters: [AggregateFormula] = []
+    /// The conditions on aggregates given to `having(_:)`: tested on each group of a request that
+    /// groups its rows, on each row of any other.
+    var aggregateHavings: [AggregateFormula] = []
+    /// Whether the request's ordering is reversed (``reversed()``).
+    var isReversed = false
+    /// The primary-key values given to `filter(key:)` and `filter(keys:)`, checked against the key
+    /// columns on a connection.
+    var keyFilters: [KeyFilter] = []
 
     /// A request for every row of `Base`'s table; see ``Record/all()``.
     init() {}
@@ -48,14 +58,17 @@ public struct QueryRequest<Base: Record>: Sendable, CustomStringConvertible, Cus
         return request
     }
 
-    /// Rows sorted by `ordering` (`"OrderDate DESC, OrderID"`), replacing any earlier ordering.
+    /// Rows sorted by `ordering` (`"OrderDate DESC, OrderID"`), replacing any earlier ordering (and
+    /// its reversal by ``reversed()``).
     public func order(_ ordering: SQL) -> QueryRequest {
         var request = self
         request.orderings = [ordering]
+        request.isReversed = false
         return request
     }
 
-    /// Rows sorted by the columns the coding keys name, ascending, replacing any earlier ordering.
+    /// Rows sorted by the columns the coding keys name, ascending, replacing any earlier ordering (and
+    /// its reversal by ``reversed()``).
     ///
     /// ```swift
     /// Order.all().order(Order.CodingKeys.orderDate, Order.CodingKeys.orderID)
@@ -63,6 +76,7 @@ public struct QueryRequest<Base: Record>: Sendable, CustomStringConvertible, Cus
     public func order<Key: CodingKey>(_ keys: Key...) -> QueryRequest {
         var request = self
         request.orderings = keys.map { Column($0).asc }
+        request.isReversed = false
         return request
     }
 
