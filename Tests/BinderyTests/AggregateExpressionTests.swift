@@ -257,11 +257,24 @@ import Testing
                 Named.self,
                 Author.all().select("name").annotated(with: (renamed.count + Self.reviews.count).forKey("value")))
         }
-        // An alias that is the request's own table's.
+        // An alias that is the request's own table's: named, with the condition it is in.
         let clash = Self.books.aliased("author")
-        #expect(throws: AssociationError.self) {
+        let error = try #require(throws: AssociationError.self) {
             try conn.fetchAll(Author.all().filter(Self.reviews.count + clash.count > 1))
         }
+        guard case .duplicateAlias(let alias, let first, let second) = error else {
+            Issue.record("unexpected \(error)")
+            return
+        }
+        #expect(alias == "author")
+        #expect(first == "author")
+        #expect(second.contains(#"count(*) of "author""#))
+        // The same association twice in one expression: each term is a subquery of its own.
+        let twice = try conn.fetchAll(
+            Named.self,
+            Author.all().select("name").annotated(with: (Self.books.count * Self.books.count).forKey("value"))
+                .order("id"))
+        #expect(twice.map(\.value) == [9, 1, 0, 9])
         // In a grouped request that joins a to-many association, a HAVING on an aggregate throws.
         let grouped = Author.all().select("country").joining(required: Self.books).group("country")
             .having(Self.reviews.count > 1)

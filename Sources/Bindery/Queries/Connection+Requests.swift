@@ -20,7 +20,7 @@ extension Connection {
     /// let infos = try conn.fetchAll(OrderInfo.self, Order.all().including(required: Order.customer))
     /// ```
     public func fetchAll<T: Decodable, R: Record>(_ type: T.Type, _ request: QueryRequest<R>) throws -> [T] {
-        let request = try resolvingKeyFilters(request)
+        guard request.keyFilters.isEmpty else { return try fetchAll(T.self, resolvingKeyFilters(request)) }
         if request.associations.isEmpty && request.annotations.isEmpty && request.readsNoSchema {
             // A request without association: the fetch of its SQL, and nothing more.
             return try fetchAll(T.self, sql: try request.statement(keys: .unresolved).sql)
@@ -30,7 +30,7 @@ extension Connection {
 
     /// The first row of `request` (with `LIMIT 1` when it has no limit), as its record type, or nil.
     public func fetchOne<R: Record>(_ request: QueryRequest<R>) throws -> R? {
-        let request = try resolvingKeyFilters(request)
+        guard request.keyFilters.isEmpty else { return try fetchOne(resolvingKeyFilters(request)) }
         let limit = request.limitCount ?? 1
         guard let plain = PlainRequest(request, limit: limit, offset: request.offsetCount) else {
             return try fetchOne(R.self, request)
@@ -54,8 +54,8 @@ extension Connection {
 
     /// The first row of `request` (with `LIMIT 1` when it has no limit) decoded as `T`, or nil.
     public func fetchOne<T: Decodable, R: Record>(_ type: T.Type, _ request: QueryRequest<R>) throws -> T? {
-        let request = try resolvingKeyFilters(
-            request.limitCount == nil ? request.limit(1, offset: request.offsetCount) : request)
+        guard request.keyFilters.isEmpty else { return try fetchOne(T.self, resolvingKeyFilters(request)) }
+        let request = request.limitCount == nil ? request.limit(1, offset: request.offsetCount) : request
         if request.associations.isEmpty && request.annotations.isEmpty && request.readsNoSchema {
             // As in fetchAll: the fetch of its SQL, without reading the schema for keys.
             return try fetchOne(T.self, sql: try request.statement(keys: .unresolved).sql)

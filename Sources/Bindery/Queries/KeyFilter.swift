@@ -1,4 +1,4 @@
-/// The primary-key values a request is filtered by (``QueryRequest/filter(key:)-(_)`` and its
+/// The primary-key values a request is filtered by (`QueryRequest.filter(key:)` and its
 /// relatives), kept as given until a connection checks them against the record's key columns.
 struct KeyFilter: Sendable {
     /// The keys: values of a single-column key, or dictionaries of a composite key's columns.

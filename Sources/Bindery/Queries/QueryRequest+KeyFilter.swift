@@ -15,7 +15,7 @@ extension QueryRequest {
     }
 
     /// Only the rows whose single-column primary key is one of `keys` (none for no key), checked as
-    /// ``filter(key:)-(_)`` checks one.
+    /// ``filter(key:)-(EncodableSendable)`` checks one.
     ///
     /// ```swift
     /// let some = try conn.fetchAll(Book.filter(keys: [1, 2, 3]).order("title"))
@@ -40,7 +40,7 @@ extension QueryRequest {
     }
 
     /// Only the rows with one of the given primary keys (none for no key), each checked as
-    /// ``filter(key:)-(Dictionary<String,Encodable&Sendable>)`` checks one.
+    /// ``filter(key:)-([String:EncodableSendable])`` checks one.
     public func filter(keys: [[String: any Encodable & Sendable]]) -> QueryRequest {
         adding(KeyFilter(keys: .composite(keys)))
     }

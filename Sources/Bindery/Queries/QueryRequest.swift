@@ -147,7 +147,7 @@ public struct QueryRequest<Base: Record>: Sendable, CustomStringConvertible, Cus
 }
 
 extension Record {
-    /// A request for every row of the table, to refine with ``QueryRequest/filter(_:)``,
+    /// A request for every row of the table, to refine with ``QueryRequest/filter(_:)-(SQL)``,
     /// `order(_:)` and the other modifiers.
     ///
     /// ```swift
