@@ -108,6 +108,30 @@ import Testing
         #expect(try conn.fetchAll(Author.filter(key: 3).having(Author.books.count > 0)).isEmpty)
     }
 
+    @Test func withChainedIncludesAndACursor() throws {
+        struct BookWithAuthor: Decodable {
+            var book: Book
+            var author: Author
+        }
+        struct AuthorBooks: Decodable {
+            var author: Author
+            var books: [BookWithAuthor]
+        }
+        let conn = try Self.connection()
+        let request = Author.filter(keys: [4, 2]).including(all: Author.books.including(required: Book.author))
+            .order("author.id")
+        let rows = try conn.fetchAll(AuthorBooks.self, request)
+        #expect(rows.map(\.author.id) == [2, 4])
+        #expect(rows.map { $0.books.map(\.book.id) } == [[4], [5, 6, 7]])
+        #expect(rows.allSatisfy { row in row.books.allSatisfy { $0.author == row.author } })
+        let cursor = try conn.fetchCursor(Book.filter(keys: [3, 1]).order("id"))
+        var ids: [Int64] = []
+        while let book = try cursor.next() {
+            ids.append(book.id)
+        }
+        #expect(ids == [1, 3])
+    }
+
     @Test func compositeKeys() throws {
         let conn = try Self.connection()
         let one = try conn.fetchOne(Enrollment.filter(key: ["studentID": 1, "courseID": "math"]))

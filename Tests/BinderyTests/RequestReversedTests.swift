@@ -163,6 +163,28 @@ import Testing
         #expect(try conn.fetchAll(Book.all().order("pages -- longest first\n")).count == 7)
     }
 
+    @Test func groupsWithoutAnOrderingThrow() throws {
+        let conn = try RequestFeatureFixture.connection()
+        let grouped = Author.all().select("country").group("country").reversed()
+        let error = try #require(throws: RequestError.self) { try conn.fetchAll(String.self, grouped) }
+        guard case .irreversibleOrdering(let ordering, let reason) = error else {
+            Issue.record("unexpected \(error)")
+            return
+        }
+        #expect(ordering == "")
+        #expect(reason.contains("no ordering"))
+        #expect(error.description.hasPrefix("reversed() has no ordering to reverse"))
+        #expect(throws: RequestError.self) {
+            try conn.fetchAll(String.self, Author.all().select("country").distinct().reversed())
+        }
+        #expect(throws: RequestError.self) {
+            try conn.fetchAll(Int.self, Author.all().select("count(*)").reversed())
+        }
+        // Ordered, they reverse; a selection of rows without grouping sorts by the primary key.
+        #expect(try conn.fetchAll(String.self, grouped.order("country").reversed()) == ["SE", "PT"])
+        #expect(try conn.fetchAll(String.self, Author.all().select("name").reversed()) == ["Di", "Cy", "Bo", "Ana"])
+    }
+
     @Test func reversedOnADatabase() async throws {
         let db = try Database.inMemory()
         try await db.write { conn in try conn.execute(script: RequestFeatureFixture.schema) }

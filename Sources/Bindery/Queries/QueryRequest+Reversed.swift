@@ -6,6 +6,9 @@ extension QueryRequest {
     /// any ordering, the rows are sorted by the primary key, descending. Reversing twice gives the
     /// request back; ``order(_:)-(SQL)`` replaces the ordering and its reversal, ``thenOrder(_:)`` adds a
     /// term that is reversed with the others. Limit and offset apply to the reversed order.
+    /// A request without any ordering whose rows are groups (`group`, `having`, an aggregate selected)
+    /// or distinct values of a selection, which the primary key does not sort, throws
+    /// ``RequestError/irreversibleOrdering(ordering:reason:)`` with an empty ordering.
     ///
     /// ```swift
     /// let latest = try conn.fetchAll(Order.all().order("OrderDate, OrderID").reversed().limit(10))

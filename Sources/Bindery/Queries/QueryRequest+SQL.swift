@@ -239,6 +239,13 @@ extension QueryRequest {
         if ordered {
             var all = orderings + Self.toOneOrderings(associations)
             if isReversed {
+                if all.isEmpty && (aggregatesRows || (isDistinct && selection != nil)) {
+                    // The primary key of one row of each group (or distinct value) would sort them.
+                    throw RequestError.irreversibleOrdering(
+                        ordering: "",
+                        reason: "the request has no ordering, and its rows are groups or distinct values that the"
+                            + " primary key does not sort")
+                }
                 all = try OrderingReversal.reversed(all, primaryKey: Base.primaryKey, table: baseTable)
             }
             if !all.isEmpty {

@@ -5,7 +5,9 @@ import Foundation
 public enum RequestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// ``QueryRequest/reversed()`` met the ordering `ordering` (its SQL text), which it cannot
     /// reverse term by term: `reason` says why (a comment, unbalanced parentheses, an empty term).
-    /// Give the ordering in the order wanted instead (`order(_:)` with `ASC` or `DESC`).
+    /// Give the ordering in the order wanted instead (`order(_:)` with `ASC` or `DESC`). `ordering`
+    /// is empty for a request without any ordering whose rows the primary key does not sort (groups,
+    /// or distinct values of a selection).
     case irreversibleOrdering(ordering: String, reason: String)
     /// An annotation has no key to name its column: an aggregate made by arithmetic
     /// (`Author.books.count + Author.reviews.count`) has none until ``AssociationAggregate/forKey(_:)``
@@ -20,6 +22,8 @@ public enum RequestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A sentence naming the ordering or the annotation at fault.
     public var description: String {
         switch self {
+        case .irreversibleOrdering(let ordering, let reason) where ordering.isEmpty:
+            return "reversed() has no ordering to reverse: \(reason); give an ordering (ASC or DESC) instead"
         case .irreversibleOrdering(let ordering, let reason):
             return "reversed() cannot reverse the ordering \(ordering): \(reason); give it in the order wanted"
                 + " (ASC or DESC) instead"
