@@ -400,6 +400,7 @@ extension QueryRequest {
             guard let formula = annotation.formula else { continue }
             try Self.checkAliases(formula, path: annotation.key.isEmpty ? formula.summary : annotation.key)
         }
+        guard !aggregateFilters.isEmpty || !aggregateHavings.isEmpty else { return }
         for formula in aggregateFilters + aggregateHavings {
             try Self.checkAliases(formula, path: formula.summary)
         }
