@@ -4,7 +4,7 @@ extension Connection {
     /// column as ``find(_:id:)`` checks a key (``RecordError/keyTypeMismatch(record:column:expected:given:)``)
     /// and bound in its stored form; `request` itself when it has none.
     func resolvingKeyFilters<R: Record>(_ request: QueryRequest<R>) throws -> QueryRequest<R> {
-        guard !request.keyFilters.isEmpty else { return request }
+        guard request.hasKeyFilters else { return request }
         let state = recordContext.state(for: R.self)
         let columns = state.keyColumns(of: R.self, options: recordContext.options)
         var resolved = request

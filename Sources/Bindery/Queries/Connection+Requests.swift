@@ -20,7 +20,7 @@ extension Connection {
     /// let infos = try conn.fetchAll(OrderInfo.self, Order.all().including(required: Order.customer))
     /// ```
     public func fetchAll<T: Decodable, R: Record>(_ type: T.Type, _ request: QueryRequest<R>) throws -> [T] {
-        guard request.keyFilters.isEmpty else { return try fetchAll(T.self, resolvingKeyFilters(request)) }
+        guard !request.hasKeyFilters else { return try fetchAll(T.self, resolvingKeyFilters(request)) }
         if request.associations.isEmpty && request.annotations.isEmpty && request.readsNoSchema {
             // A request without association: the fetch of its SQL, and nothing more.
             return try fetchAll(T.self, sql: try request.statement(keys: .unresolved).sql)
@@ -30,9 +30,9 @@ extension Connection {
 
     /// The first row of `request` (with `LIMIT 1` when it has no limit), as its record type, or nil.
     public func fetchOne<R: Record>(_ request: QueryRequest<R>) throws -> R? {
-        guard request.keyFilters.isEmpty else { return try fetchOne(resolvingKeyFilters(request)) }
         let limit = request.limitCount ?? 1
         guard let plain = PlainRequest(request, limit: limit, offset: request.offsetCount) else {
+            // Not plain: a request with key filters too, which `fetchOne(_:_:)` checks first.
             return try fetchOne(R.self, request)
         }
         // The same request made again with new values (see RequestMemo) runs the text kept for it.
@@ -54,7 +54,7 @@ extension Connection {
 
     /// The first row of `request` (with `LIMIT 1` when it has no limit) decoded as `T`, or nil.
     public func fetchOne<T: Decodable, R: Record>(_ type: T.Type, _ request: QueryRequest<R>) throws -> T? {
-        guard request.keyFilters.isEmpty else { return try fetchOne(T.self, resolvingKeyFilters(request)) }
+        guard !request.hasKeyFilters else { return try fetchOne(T.self, resolvingKeyFilters(request)) }
         let request = request.limitCount == nil ? request.limit(1, offset: request.offsetCount) : request
         if request.associations.isEmpty && request.annotations.isEmpty && request.readsNoSchema {
             // As in fetchAll: the fetch of its SQL, without reading the schema for keys.

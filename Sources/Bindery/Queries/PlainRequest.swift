@@ -20,7 +20,7 @@ struct PlainRequest {
     init?(_ request: borrowing QueryRequest<some Record>, limit: Int?, offset: Int?) {
         guard
             request.associations.isEmpty && request.annotations.isEmpty && request.sourceJoins.isEmpty
-                && request.readsNoSchema && !request.isReversed && request.keyFilters.isEmpty
+                && request.extras == nil
         else {
             return nil
         }

@@ -55,7 +55,9 @@ extension QueryRequest {
     /// a connection checks them first, see ``Connection/resolvingKeyFilters(_:)``), and its conditions
     /// on aggregates tested on each row.
     func allConditions(_ resolve: KeyResolver) throws -> [SQL] {
-        guard !keyFilters.isEmpty || !aggregateFilters.isEmpty || !aggregateHavings.isEmpty else { return conditions }
+        guard let extras,
+            !extras.keyFilters.isEmpty || !extras.aggregateFilters.isEmpty || !extras.aggregateHavings.isEmpty
+        else { return conditions }
         var all = conditions + (try uncheckedKeyConditions())
         let perRow = aggregatesRows ? aggregateFilters : aggregateFilters + aggregateHavings
         for formula in perRow {
@@ -67,7 +69,7 @@ extension QueryRequest {
     /// The request's `HAVING` conditions: its own, and, when it groups its rows, its conditions on
     /// aggregates given to ``having(_:)-(AggregateCondition<Base>)``.
     func allHavingConditions(_ resolve: KeyResolver) throws -> [SQL] {
-        guard !aggregateHavings.isEmpty, aggregatesRows else { return havingConditions }
+        guard let extras, !extras.aggregateHavings.isEmpty, aggregatesRows else { return havingConditions }
         try checkGroupedJoins(aggregateHavings[0].summary)
         return havingConditions + (try aggregateHavings.map { try aggregateSQL($0, grouped: true, resolve) })
     }

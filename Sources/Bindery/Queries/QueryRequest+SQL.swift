@@ -53,7 +53,7 @@ extension QueryRequest {
     /// Whether the request's SQL reads nothing from the schema but what its associations and
     /// annotations read: it has no condition on aggregates of associations (whose keys it reads).
     var readsNoSchema: Bool {
-        aggregateFilters.isEmpty && aggregateHavings.isEmpty
+        extras.map { $0.aggregateFilters.isEmpty && $0.aggregateHavings.isEmpty } ?? true
     }
 
     /// Whether the request's rows are the rows of its table matching its filters, one each: no
@@ -62,7 +62,9 @@ extension QueryRequest {
     var selectsPlainRows: Bool {
         groupings.isEmpty && havingConditions.isEmpty && !isDistinct && limitCount == nil && offsetCount == nil
             && annotations.isEmpty && !associations.contains(where: \.isJoined) && sourceJoins.isEmpty
-            && selection == nil && aggregateFilters.isEmpty && aggregateHavings.isEmpty && keyFilters.isEmpty
+            && selection == nil
+            && (extras.map { $0.aggregateFilters.isEmpty && $0.aggregateHavings.isEmpty && $0.keyFilters.isEmpty }
+                ?? true)
     }
 
     /// `SELECT count(*)` of the request's rows: over the request as written (`SELECT count(*) FROM
@@ -238,7 +240,7 @@ extension QueryRequest {
         }
         if ordered {
             var all = orderings + Self.toOneOrderings(associations)
-            if isReversed {
+            if extras?.isReversed ?? false {
                 if all.isEmpty && (aggregatesRows || (isDistinct && selection != nil)) {
                     // The primary key of one row of each group (or distinct value) would sort them.
                     throw RequestError.irreversibleOrdering(
@@ -400,7 +402,7 @@ extension QueryRequest {
             guard let formula = annotation.formula else { continue }
             try Self.checkAliases(formula, path: annotation.key.isEmpty ? formula.summary : annotation.key)
         }
-        guard !aggregateFilters.isEmpty || !aggregateHavings.isEmpty else { return }
+        guard let extras, !extras.aggregateFilters.isEmpty || !extras.aggregateHavings.isEmpty else { return }
         for formula in aggregateFilters + aggregateHavings {
             try Self.checkAliases(formula, path: formula.summary)
         }

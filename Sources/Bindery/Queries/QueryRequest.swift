@@ -33,16 +33,9 @@ public struct QueryRequest<Base: Record>: Sendable, CustomStringConvertible, Cus
     var annotations: [AnnotationPart] = []
     /// The filtered subqueries joined to the table (a search table's matches), in the order given.
     var sourceJoins: [SourceJoin] = []
-    /// The conditions on aggregates of associations given to `filter(_:)`: tested on each row.
-    var aggregateFilters: [AggregateFormula] = []
-    /// The conditions on aggregates given to `having(_:)`: tested on each group of a request that
-    /// groups its rows, on each row of any other.
-    var aggregateHavings: [AggregateFormula] = []
-    /// Whether the request's ordering is reversed (``reversed()``).
-    var isReversed = false
-    /// The primary-key values given to `filter(key:)` and `filter(keys:)`, checked against the key
-    /// columns on a connection.
-    var keyFilters: [KeyFilter] = []
+    /// The parts that conditions on aggregates, `reversed()` and key filters set; nil without them,
+    /// so that a request without them is copied and tested as cheaply as before (see ``RequestExtras``).
+    var extras: RequestExtras?
 
     /// A request for every row of `Base`'s table; see ``Record/all()``.
     init() {}
@@ -63,7 +56,9 @@ public struct QueryRequest<Base: Record>: Sendable, CustomStringConvertible, Cus
     public func order(_ ordering: SQL) -> QueryRequest {
         var request = self
         request.orderings = [ordering]
-        request.isReversed = false
+        if request.isReversed {
+            request.isReversed = false
+        }
         return request
     }
 
@@ -76,7 +71,9 @@ public struct QueryRequest<Base: Record>: Sendable, CustomStringConvertible, Cus
     public func order<Key: CodingKey>(_ keys: Key...) -> QueryRequest {
         var request = self
         request.orderings = keys.map { Column($0).asc }
-        request.isReversed = false
+        if request.isReversed {
+            request.isReversed = false
+        }
         return request
     }
 
