@@ -7,7 +7,8 @@ extension Connection {
         RequestSchema(
             keys: { descriptor in try self.joinKeys(descriptor) },
             collation: { table, column in self.columnCollation(table: table, column: column) },
-            selectionWidth: { descriptor in try self.selectionWidth(descriptor) }, connection: self)
+            selectionWidth: { descriptor in try self.selectionWidth(descriptor) },
+            tableColumns: { table in try self.selectedColumns(of: table) }, connection: self)
     }
 
     /// How many columns the selection of `descriptor` has: those of `SELECT <selection> FROM <its table>`,

@@ -20,6 +20,7 @@ extension Connection {
     /// let infos = try conn.fetchAll(OrderInfo.self, Order.all().including(required: Order.customer))
     /// ```
     public func fetchAll<T: Decodable, R: Record>(_ type: T.Type, _ request: QueryRequest<R>) throws -> [T] {
+        guard !request.hasKeyFilters else { return try fetchAll(T.self, resolvingKeyFilters(request)) }
         if !request.readsSchema {
             // A request without association: the fetch of its SQL, and nothing more.
             return try fetchAll(T.self, sql: try request.statement(keys: .unresolved).sql)
@@ -31,6 +32,7 @@ extension Connection {
     public func fetchOne<R: Record>(_ request: QueryRequest<R>) throws -> R? {
         let limit = request.limitCount ?? 1
         guard let plain = PlainRequest(request, limit: limit, offset: request.offsetCount) else {
+            // Not plain: a request with key filters too, which `fetchOne(_:_:)` checks first.
             return try fetchOne(R.self, request)
         }
         // The same request made again with new values (see RequestMemo) runs the text kept for it.
@@ -52,6 +54,7 @@ extension Connection {
 
     /// The first row of `request` (with `LIMIT 1` when it has no limit) decoded as `T`, or nil.
     public func fetchOne<T: Decodable, R: Record>(_ type: T.Type, _ request: QueryRequest<R>) throws -> T? {
+        guard !request.hasKeyFilters else { return try fetchOne(T.self, resolvingKeyFilters(request)) }
         let request = request.limitCount == nil ? request.limit(1, offset: request.offsetCount) : request
         if !request.readsSchema {
             // As in fetchAll: the fetch of its SQL, without reading the schema for keys.
@@ -73,7 +76,9 @@ extension Connection {
     public func fetchCursor<T: Decodable, R: Record>(_ type: T.Type, _ request: QueryRequest<R>) throws
         -> RecordCursor<T>
     {
-        try withPrepared(request) { sql, scoping in try fetchCursor(T.self, sql: sql, scoping: scoping) }
+        try withPrepared(try resolvingKeyFilters(request)) { sql, scoping in
+            try fetchCursor(T.self, sql: sql, scoping: scoping)
+        }
     }
 
     /// How many rows `request` gives.
@@ -82,12 +87,12 @@ extension Connection {
     /// let n = try conn.fetchCount(Order.all().filter("ShipCountry = \("France")"))
     /// ```
     public func fetchCount<R: Record>(_ request: QueryRequest<R>) throws -> Int {
-        try fetchOne(Int.self, sql: try request.countSQL(requestSchema)) ?? 0
+        try fetchOne(Int.self, sql: try resolvingKeyFilters(request).countSQL(requestSchema)) ?? 0
     }
 
     /// Whether `request` gives any row.
     public func exists<R: Record>(_ request: QueryRequest<R>) throws -> Bool {
-        try fetchOne(Bool.self, sql: try request.existsSQL(requestSchema)) ?? false
+        try fetchOne(Bool.self, sql: try resolvingKeyFilters(request).existsSQL(requestSchema)) ?? false
     }
 
     /// Deletes the rows of `request` (of its record's table: a join only selects them) and returns
@@ -98,6 +103,7 @@ extension Connection {
     /// ```
     @discardableResult
     public func deleteAll<R: Record>(_ request: QueryRequest<R>) throws -> Int {
+        let request = try resolvingKeyFilters(request)
         var sql = SQL(text: "DELETE FROM " + request.baseTable)
         if let condition = try request.writeCondition(requestSchema) {
             sql += " WHERE " + condition
@@ -125,6 +131,7 @@ extension Connection {
 
     private func updateAll<R: Record>(_ request: QueryRequest<R>, _ assignments: [SQL]) throws -> Int {
         guard !assignments.isEmpty else { return 0 }
+        let request = try resolvingKeyFilters(request)
         var sql = SQL(text: "UPDATE " + request.baseTable + " SET ") + QueryRequest<R>.list(assignments)
         if let condition = try request.writeCondition(requestSchema) {
             sql += " WHERE " + condition
@@ -140,7 +147,7 @@ extension Connection {
     /// // SELECT "Orders".*, "customer".* FROM "Orders" JOIN "Customers" AS "customer" ON …
     /// ```
     public func sql<R: Record>(for request: QueryRequest<R>) throws -> SQL {
-        try request.statement(keys: requestSchema).sql
+        try resolvingKeyFilters(request).statement(keys: requestSchema).sql
     }
 
     /// Runs `body` with the request's SQL and the splitting of its rows; first fetches the records of

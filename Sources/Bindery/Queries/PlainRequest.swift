@@ -18,7 +18,10 @@ struct PlainRequest {
 
     /// The parts of `request`, run with `limit` and `offset`; nil when it is not plain.
     init?(_ request: borrowing QueryRequest<some Record>, limit: Int?, offset: Int?) {
-        guard request.associations.isEmpty && request.annotations.isEmpty && request.sourceJoins.isEmpty else {
+        guard
+            request.associations.isEmpty && request.annotations.isEmpty && request.sourceJoins.isEmpty
+                && request.extras == nil
+        else {
             return nil
         }
         self.init(

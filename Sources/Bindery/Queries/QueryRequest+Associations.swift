@@ -80,11 +80,7 @@ extension QueryRequest {
     /// ```
     public func annotated(with aggregates: AssociationAggregate<Base>...) -> QueryRequest {
         var request = self
-        request.annotations += aggregates.map {
-            AnnotationPart(
-                descriptor: $0.descriptor, expression: $0.expression, key: $0.key, function: $0.function,
-                column: $0.column)
-        }
+        request.annotations += aggregates.map { AnnotationPart(key: $0.key, value: .aggregate($0.formula)) }
         return request
     }
 
@@ -174,12 +170,23 @@ struct AssociationPart: Sendable {
     var isOptional: Bool { mode == .includeOptional || mode == .joinOptional || mode == .annotateOptional }
 }
 
-/// A count or aggregate selected by a request.
+/// A count or aggregate, or an expression, selected by a request.
 struct AnnotationPart: Sendable {
-    var descriptor: AssociationDescriptor
-    var expression: String
+    /// What it selects.
+    enum Value: Sendable {
+        /// Aggregates of associations (``AssociationAggregate``).
+        case aggregate(AggregateFormula)
+        /// An expression of the request's row (``QueryRequest/annotated(with:as:)``).
+        case expression(SQL)
+    }
+
+    /// The column alias, the property it decodes into.
     var key: String
-    var function: AggregateFunction
-    /// The associated table's column it aggregates; nil for `count(*)`.
-    var column: String?
+    var value: Value
+
+    /// The formula of an aggregate annotation; nil for an expression.
+    var formula: AggregateFormula? {
+        if case .aggregate(let formula) = value { return formula }
+        return nil
+    }
 }

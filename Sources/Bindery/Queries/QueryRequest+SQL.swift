@@ -52,9 +52,11 @@ extension QueryRequest {
 
     /// Whether the request's SQL reads the schema of the connection it runs on: the keys of its
     /// associations, the collations its annotations compare with, the join conditions of its joined
-    /// subqueries (``SourceJoin/schemaJoinCondition``). A request that reads none is built without.
+    /// subqueries (``SourceJoin/schemaJoinCondition``), the keys of the associations its conditions on
+    /// aggregates name. A request that reads none is built without.
     var readsSchema: Bool {
         !associations.isEmpty || !annotations.isEmpty || sourceJoins.contains { $0.schemaJoinCondition != nil }
+            || extras.map { !$0.aggregateFilters.isEmpty || !$0.aggregateHavings.isEmpty } ?? false
     }
 
     /// Whether the request's rows are the rows of its table matching its filters, one each: no
@@ -64,6 +66,8 @@ extension QueryRequest {
         groupings.isEmpty && havingConditions.isEmpty && !isDistinct && limitCount == nil && offsetCount == nil
             && annotations.isEmpty && !associations.contains(where: \.isJoined) && sourceJoins.isEmpty
             && selection == nil
+            && (extras.map { $0.aggregateFilters.isEmpty && $0.aggregateHavings.isEmpty && $0.keyFilters.isEmpty }
+                ?? true)
     }
 
     /// `SELECT count(*)` of the request's rows: over the request as written (`SELECT count(*) FROM
@@ -87,7 +91,8 @@ extension QueryRequest {
     func writeCondition(_ resolve: KeyResolver) throws -> SQL? {
         try checkKeys()
         if selectsPlainRows {
-            return conditions.isEmpty ? nil : Self.conjunction(conditions)
+            let all = try allConditions(resolve)
+            return all.isEmpty ? nil : Self.conjunction(all)
         }
         let key = Base.primaryKey.map { SQL.quote(identifier: $0) }
         let aliases = Base.primaryKey.indices.map { SQL.quote(identifier: "bindery.pk.\($0)") }
@@ -129,21 +134,39 @@ extension QueryRequest {
     private func annotationColumns(_ resolve: KeyResolver) throws -> SQL {
         var sql = SQL(text: "")
         guard !annotations.isEmpty else { return sql }
+        try checkAnnotationKeys(resolve)
         let grouped = aggregatesRows
-        if grouped, let joined = associations.first(where: { $0.isJoined && $0.descriptor.isToMany }) {
-            throw AssociationError.annotationOfGroupedJoin(
-                annotation: annotations[0].key, association: joined.descriptor.key)
+        if grouped, let annotation = annotations.first(where: { $0.formula != nil }) {
+            try checkGroupedJoins(annotation.key)
         }
         for annotation in annotations {
             let value: SQL
-            if grouped {
-                value = try groupAggregate(annotation, resolve)
-            } else {
-                value = try subquery(annotation, annotation.expression, resolve)
+            switch annotation.value {
+            case .aggregate(let formula):
+                value = try aggregateSQL(formula, grouped: grouped, resolve)
+            case .expression(let expression):
+                value = SQL(text: "(") + expression + ")"
             }
             sql += ", " + value + SQL(text: " AS " + SQL.quote(identifier: annotation.key))
         }
         return sql
+    }
+
+    /// Throws ``AssociationError/annotationOfGroupedJoin(annotation:association:)`` when the request
+    /// joins a to-many association: in a request that groups its rows, the aggregate `name` of
+    /// associated rows would count a row once per joined row.
+    func checkGroupedJoins(_ name: String) throws {
+        if let joined = associations.first(where: { $0.isJoined && $0.descriptor.isToMany }) {
+            throw AssociationError.annotationOfGroupedJoin(annotation: name, association: joined.descriptor.key)
+        }
+    }
+
+    /// The SQL of `formula`: each association's aggregate as a correlated subquery of the row, or, in a
+    /// request that groups its rows (`grouped`), as the aggregate of those over the group.
+    func aggregateSQL(_ formula: AggregateFormula, grouped: Bool, _ resolve: KeyResolver) throws -> SQL {
+        try formula.sql { term in
+            grouped ? try groupAggregate(term, resolve) : try subquery(term, term.expression, resolve)
+        }
     }
 
     /// `, "team"."name"`: the columns of the associations given to `annotated(withRequired:)` and
@@ -159,13 +182,17 @@ extension QueryRequest {
     /// Whether the request's rows are groups of rows: it groups, has a HAVING, or selects an aggregate.
     var aggregatesRows: Bool {
         !groupings.isEmpty || !havingConditions.isEmpty || (selection.map(SQLAggregateScan.callsAggregate) ?? false)
+            || annotations.contains { annotation in
+                guard case .expression(let expression) = annotation.value else { return false }
+                return SQLAggregateScan.callsAggregate(expression)
+            }
     }
 
     /// The aggregate of an annotation over a group of rows, from its value for each row of the group:
     /// the sum of the counts and sums, the smallest of the minimums (compared by the column's
     /// collation, which a subquery's value loses), the sum of the sums divided by the sum of the
     /// counts for an average.
-    private func groupAggregate(_ annotation: AnnotationPart, _ resolve: KeyResolver) throws -> SQL {
+    private func groupAggregate(_ annotation: AggregateTerm, _ resolve: KeyResolver) throws -> SQL {
         guard let column = annotation.column else {
             return SQL(text: "sum(") + (try subquery(annotation, "count(*)", resolve)) + ")"
         }
@@ -200,6 +227,7 @@ extension QueryRequest {
         for part in associations where part.isJoined {
             sql += try Self.join(part, resolve, parent: baseTable)
         }
+        let conditions = try allConditions(resolve)
         if !conditions.isEmpty {
             sql += " WHERE "
             Self.appendConjunction(conditions, to: &sql)
@@ -208,12 +236,23 @@ extension QueryRequest {
             sql += " GROUP BY "
             Self.appendList(groupings, to: &sql)
         }
+        let havingConditions = try allHavingConditions(resolve)
         if !havingConditions.isEmpty {
             sql += " HAVING "
             Self.appendConjunction(havingConditions, to: &sql)
         }
         if ordered {
-            let all = orderings + Self.toOneOrderings(associations)
+            var all = orderings + Self.toOneOrderings(associations)
+            if extras?.isReversed ?? false {
+                if all.isEmpty && (aggregatesRows || (isDistinct && selection != nil)) {
+                    // The primary key of one row of each group (or distinct value) would sort them.
+                    throw RequestError.irreversibleOrdering(
+                        ordering: "",
+                        reason: "the request has no ordering, and its rows are groups or distinct values that the"
+                            + " primary key does not sort")
+                }
+                all = try OrderingReversal.reversed(all, primaryKey: Base.primaryKey, table: baseTable)
+            }
             if !all.isEmpty {
                 sql += " ORDER BY "
                 Self.appendList(all, to: &sql)
@@ -326,7 +365,7 @@ extension QueryRequest {
     }
 
     /// The correlated subquery that computes `expression` over the associated rows of a row.
-    private func subquery(_ annotation: AnnotationPart, _ expression: String, _ resolve: KeyResolver) throws -> SQL {
+    private func subquery(_ annotation: AggregateTerm, _ expression: String, _ resolve: KeyResolver) throws -> SQL {
         let descriptor = annotation.descriptor
         let keys = try resolve.keys(descriptor)
         var text =
@@ -363,11 +402,23 @@ extension QueryRequest {
         var aliases = [FoldedIdentifier(Base.tableName): Base.tableName]
         try Self.checkKeys(associations, path: "", aliases: &aliases)
         for annotation in annotations {
+            guard let formula = annotation.formula else { continue }
+            try Self.checkAliases(formula, path: annotation.key.isEmpty ? formula.summary : annotation.key)
+        }
+        guard let extras, !extras.aggregateFilters.isEmpty || !extras.aggregateHavings.isEmpty else { return }
+        for formula in aggregateFilters + aggregateHavings {
+            try Self.checkAliases(formula, path: formula.summary)
+        }
+    }
+
+    /// Checks the aliases of each association's aggregate in `formula`, at `path`.
+    private static func checkAliases(_ formula: AggregateFormula, path: String) throws {
+        for term in formula.terms {
             // An aggregate's subquery joins the association's tables beside the request's, which it
-            // names to correlate them.
+            // names to correlate them: each has its own, whatever the other aggregates of the formula.
             var own = [FoldedIdentifier(Base.tableName): Base.tableName]
-            try Self.register(annotation.descriptor, path: annotation.key, in: &own)
-            try Self.checkKeys(annotation.descriptor.children, path: annotation.key + ".", aliases: &own)
+            try Self.register(term.descriptor, path: path, in: &own)
+            try Self.checkKeys(term.descriptor.children, path: path + ".", aliases: &own)
         }
     }
 

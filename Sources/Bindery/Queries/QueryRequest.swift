@@ -33,6 +33,9 @@ public struct QueryRequest<Base: Record>: Sendable, CustomStringConvertible, Cus
     var annotations: [AnnotationPart] = []
     /// The filtered subqueries joined to the table (a search table's matches), in the order given.
     var sourceJoins: [SourceJoin] = []
+    /// The parts that conditions on aggregates, `reversed()` and key filters set; nil without them,
+    /// so that a request without them is copied and tested as cheaply as before (see ``RequestExtras``).
+    var extras: RequestExtras?
 
     /// A request for every row of `Base`'s table; see ``Record/all()``.
     init() {}
@@ -48,14 +51,19 @@ public struct QueryRequest<Base: Record>: Sendable, CustomStringConvertible, Cus
         return request
     }
 
-    /// Rows sorted by `ordering` (`"OrderDate DESC, OrderID"`), replacing any earlier ordering.
+    /// Rows sorted by `ordering` (`"OrderDate DESC, OrderID"`), replacing any earlier ordering (and
+    /// its reversal by ``reversed()``).
     public func order(_ ordering: SQL) -> QueryRequest {
         var request = self
         request.orderings = [ordering]
+        if request.isReversed {
+            request.isReversed = false
+        }
         return request
     }
 
-    /// Rows sorted by the columns the coding keys name, ascending, replacing any earlier ordering.
+    /// Rows sorted by the columns the coding keys name, ascending, replacing any earlier ordering (and
+    /// its reversal by ``reversed()``).
     ///
     /// ```swift
     /// Order.all().order(Order.CodingKeys.orderDate, Order.CodingKeys.orderID)
@@ -63,6 +71,9 @@ public struct QueryRequest<Base: Record>: Sendable, CustomStringConvertible, Cus
     public func order<Key: CodingKey>(_ keys: Key...) -> QueryRequest {
         var request = self
         request.orderings = keys.map { Column($0).asc }
+        if request.isReversed {
+            request.isReversed = false
+        }
         return request
     }
 
@@ -133,7 +144,7 @@ public struct QueryRequest<Base: Record>: Sendable, CustomStringConvertible, Cus
 }
 
 extension Record {
-    /// A request for every row of the table, to refine with ``QueryRequest/filter(_:)``,
+    /// A request for every row of the table, to refine with ``QueryRequest/filter(_:)-(SQL)``,
     /// `order(_:)` and the other modifiers.
     ///
     /// ```swift

@@ -9,6 +9,8 @@ struct RequestSchema {
     var collation: (_ table: String, _ column: String) throws -> String?
     /// How many columns an association's selection has; nil where it is not known.
     var selectionWidth: (AssociationDescriptor) throws -> Int?
+    /// The columns that `table.*` selects; nil where they are not known.
+    var tableColumns: (_ table: String) throws -> [String]? = { _ in nil }
     /// The connection whose schema this reads, for what a request's parts read of it themselves
     /// (``SourceJoin/schemaJoinCondition``); nil without one.
     var connection: Connection? = nil

@@ -160,33 +160,15 @@ public struct ToManyAssociation<Origin: Record, Destination: Record>: Sendable, 
     {
         let base = AssociationDescriptor.singularKey(Destination.self)
         guard let column else {
-            return AssociationAggregate(
-                descriptor: descriptor, expression: "count(*)", key: base + suffix, function: function, column: nil)
+            let term = AggregateTerm(descriptor: descriptor, expression: "count(*)", function: function, column: nil)
+            return AssociationAggregate(formula: .term(term), key: base + suffix)
         }
         let capitalized = (column.first.map { $0.uppercased() } ?? "") + column.dropFirst()
-        return AssociationAggregate(
+        let term = AggregateTerm(
             descriptor: descriptor,
             expression: function.sqlName + "(" + descriptor.alias + "." + SQL.quote(identifier: column) + ")",
-            key: base + capitalized + suffix, function: function, column: column)
-    }
-}
-
-/// A count or aggregate of a to-many association's rows, selected into a property of each row by
-/// ``QueryRequest/annotated(with:)``.
-public struct AssociationAggregate<Origin: Record>: Sendable {
-    let descriptor: AssociationDescriptor
-    /// The SQL of the aggregate (`count(*)`, `sum("orders"."Freight")`).
-    let expression: String
-    /// The name of the property (the column alias) it goes into.
-    public let key: String
-    /// What it computes, for a request that groups rows.
-    let function: AggregateFunction
-    /// The associated table's column it aggregates; nil for `count(*)`.
-    let column: String?
-
-    /// The same aggregate into the property `key`.
-    public func forKey(_ key: String) -> Self {
-        Self(descriptor: descriptor, expression: expression, key: key, function: function, column: column)
+            function: function, column: column)
+        return AssociationAggregate(formula: .term(term), key: base + capitalized + suffix)
     }
 }
 

@@ -401,7 +401,7 @@ extension Connection {
     }
 
     /// The stored form of one key value, refused when its type cannot match `column`.
-    private func keyValue<V: Encodable, T: Record>(_ value: V, column: RecordKeyColumn?, record: T.Type) throws
+    func keyValue<V: Encodable, T: Record>(_ value: V, column: RecordKeyColumn?, record: T.Type) throws
         -> SQLiteValue
     {
         let stored = try recordContext.values.encode(value, codingPath: [])

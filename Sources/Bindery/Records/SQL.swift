@@ -121,6 +121,16 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         return sql
     }
 
+    /// The same values under `newText`, which has the same placeholders in the same order (an
+    /// ordering reversed: only keywords changed). Call it on SQL without list padding
+    /// (``withoutListPadding``), whose offsets `newText` would not keep.
+    func replacingText(_ newText: String) -> SQL {
+        var sql = self
+        sql.text = newText
+        sql.listPads = []
+        return sql
+    }
+
     /// Appends a fragment.
     public static func += (lhs: inout SQL, rhs: SQL) {
         lhs.append(rhs)

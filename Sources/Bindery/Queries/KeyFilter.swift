@@ -1,0 +1,86 @@
+/// The primary-key values a request is filtered by (`QueryRequest.filter(key:)` and its
+/// relatives), kept as given until a connection checks them against the record's key columns.
+struct KeyFilter: Sendable {
+    /// The keys: values of a single-column key, or dictionaries of a composite key's columns.
+    enum Keys: Sendable {
+        case single([any Encodable & Sendable])
+        case composite([[String: any Encodable & Sendable]])
+    }
+
+    var keys: Keys
+
+    /// The condition on the key columns of `table` (its primary key `primaryKey`), quoted as `alias`:
+    /// `"t"."id" = ?`, `"t"."id" IN (?, ?)`, `("t"."a" = ? AND "t"."b" = ?) OR (…)`, or `0` (no row)
+    /// for no key. `convert` gives the stored form of the value of each key column (by its index in
+    /// the key), refusing a value whose type cannot match it.
+    ///
+    /// Throws ``RecordError/compositeKey(table:key:)`` for single values of a composite key,
+    /// ``RecordError/notKeyColumns(table:key:columns:)`` and ``RecordError/incompleteKey(table:key:missing:)``
+    /// for dictionaries that do not name each key column once, as `find(_:key:)` does.
+    func condition(
+        table: String, primaryKey: [String], alias: String,
+        convert: (_ index: Int, _ value: any Encodable & Sendable) throws -> SQLiteValue
+    ) throws -> SQL {
+        let rows = try keyRows(table: table, primaryKey: primaryKey)
+        let stored = try rows.map { row in try row.indices.map { try convert($0, row[$0]) } }
+        guard !stored.isEmpty else { return SQL(text: "0") }
+        let columns = primaryKey.map { alias + "." + SQL.quote(identifier: $0) }
+        if columns.count == 1 {
+            let values = stored.map { $0[0] }
+            if values.count == 1 {
+                return SQL(text: columns[0] + " = ?", values: [values[0]])
+            }
+            return "\(raw: columns[0]) IN \(list: values)"
+        }
+        var sql = SQL(text: "")
+        for (index, row) in stored.enumerated() {
+            let test = columns.map { $0 + " = ?" }.joined(separator: " AND ")
+            sql += SQL(text: (index == 0 ? "(" : " OR (") + test + ")", values: row)
+        }
+        return stored.count == 1 ? sql : SQL(text: "(") + sql + ")"
+    }
+
+    /// The value of each key column, in primary-key order, of each key.
+    private func keyRows(table: String, primaryKey: [String]) throws -> [[any Encodable & Sendable]] {
+        switch keys {
+        case .single(let values):
+            return try values.map { value in
+                guard primaryKey.count == 1 else {
+                    // A dictionary passed where the single form was chosen (a `[String: Int]` variable).
+                    if let key = value as? [String: any Encodable & Sendable] {
+                        return try Self.ordered(key, table: table, primaryKey: primaryKey)
+                    }
+                    throw RecordError.compositeKey(table: table, key: primaryKey)
+                }
+                return [value]
+            }
+        case .composite(let keys):
+            return try keys.map { try Self.ordered($0, table: table, primaryKey: primaryKey) }
+        }
+    }
+
+    /// The values of `key` in primary-key order, each key column named once and nothing else named.
+    private static func ordered(_ key: [String: any Encodable & Sendable], table: String, primaryKey: [String])
+        throws -> [any Encodable & Sendable]
+    {
+        let unknown = key.keys.filter { name in !primaryKey.contains { $0.equalsIdentifier(name) } }
+        guard unknown.isEmpty else {
+            throw RecordError.notKeyColumns(table: table, key: primaryKey, columns: unknown.sorted())
+        }
+        let missing = primaryKey.filter { column in !key.keys.contains { $0.equalsIdentifier(column) } }
+        guard missing.isEmpty else {
+            throw RecordError.incompleteKey(table: table, key: primaryKey, missing: missing)
+        }
+        guard key.count == primaryKey.count else {
+            // A column named twice, in two spellings: the ones not spelt as the key are refused.
+            let respelt = key.keys.filter { !primaryKey.contains($0) }
+            throw RecordError.notKeyColumns(table: table, key: primaryKey, columns: respelt.sorted())
+        }
+        return try primaryKey.map { name in
+            guard let value = key.first(where: { $0.key.equalsIdentifier(name) })?.value else {
+                throw RecordError.incompleteKey(table: table, key: primaryKey, missing: [name])
+            }
+            return value
+        }
+    }
+}
