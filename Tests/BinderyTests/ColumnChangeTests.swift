@@ -208,4 +208,54 @@ import Testing
         try conn.alter(back)
         #expect(try columnSQL(conn, "t", "b") == "CHECK (b > 0)")
     }
+
+    @Test func aLineCommentInADefinitionSwallowsNothing() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(
+            script: "CREATE TABLE t (id INTEGER PRIMARY KEY, pages INTEGER NOT NULL -- must have\n DEFAULT 7 -- seven\n"
+                + " CHECK (pages > 0) -- positive\n, n INTEGER NOT NULL -- count\n DEFAULT 0)")
+        try conn.alter(table: "t") { t in
+            t.change(column: "pages", to: .real)
+            t.change(column: "n", to: .real)
+        }
+        #expect(try columnSQL(conn, "t", "pages") == "REAL NOT NULL DEFAULT 7 CHECK (pages > 0)")
+        #expect(try columnSQL(conn, "t", "n") == "REAL NOT NULL DEFAULT 0")
+        try conn.execute("INSERT INTO t (id) VALUES (1)")
+        #expect(try conn.fetchOne(Double.self, sql: "SELECT pages FROM t") == 7)
+    }
+
+    @Test func aChangeAfterARenameNamesTheColumnByItsNewName() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(script: "CREATE TABLE t (id INTEGER PRIMARY KEY, x INTEGER)")
+        try conn.alter(table: "t") { t in
+            t.change(column: "x").notNull(onConflict: .replace)
+            t.rename(column: "x", to: "w")
+            t.change(column: "w").defaults(to: 5)
+        }
+        #expect(try columnSQL(conn, "t", "w") == "INTEGER NOT NULL ON CONFLICT REPLACE DEFAULT 5")
+    }
+
+    @Test func dropsApplyToWhatCameBeforeThemInTheChange() throws {
+        let conn = try library()
+        try conn.alter(table: "books") { t in
+            t.change(column: "pages").check("pages < \(100)").dropChecks().check("pages < \(9000)")
+        }
+        #expect(try columnSQL(conn, "books", "pages") == "INTEGER NOT NULL DEFAULT 10 CHECK (pages < 9000)")
+    }
+
+    @Test func schemaSQLHoldsOneStatement() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(script: "CREATE TABLE users (id INTEGER PRIMARY KEY); CREATE TABLE t (id INTEGER PRIMARY KEY)")
+        #expect(throws: SQLiteError.self) {
+            try conn.create(table: "x") { t in t.column(sql: "a INT); DROP TABLE users; CREATE TABLE y(b") }
+        }
+        #expect(throws: SQLiteError.self) {
+            try conn.alter(table: "t") { t in t.add(columnSQL: "a INT; DROP TABLE users") }
+        }
+        #expect(throws: SQLiteError.self) {
+            try conn.alter(table: "t") { t in t.add(column: "c", .integer).check("1); DROP TABLE users; --") }
+        }
+        #expect(try conn.fetchOne(Int.self, sql: "SELECT count(*) FROM sqlite_schema WHERE name = 'users'") == 1)
+        #expect(try conn.fetchAll(String.self, sql: "SELECT name FROM pragma_table_info('t')") == ["id"])
+    }
 }

@@ -232,4 +232,27 @@ import Testing
         }
         #expect(found == 1)
     }
+
+    @Test func aReplacedColumnGetsItsIndexAndCollationNamesFoldOnlyASCII() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(script: "CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT)")
+        try conn.alter(table: "t") { t in t.replace(column: "a", with: .text).notNull().indexed() }
+        #expect(try conn.fetchAll(String.self, sql: "SELECT name FROM pragma_index_info('t_on_a')") == ["a"])
+        #expect(Collation("Straße") { _, _ in .orderedSame } != Collation("STRASSE") { _, _ in .orderedSame })
+        #expect(Collation("ÉA") { _, _ in .orderedSame } != Collation("éa") { _, _ in .orderedSame })
+        #expect(Collation("Natural") { _, _ in .orderedSame } == Collation("nATURAL") { _, _ in .orderedSame })
+    }
+
+    @Test func aRestoredCopyIsCheckedWithTheDatabasesCollations() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("copy.db").path
+        let conn = try Connection(path: path, options: Connection.Options(collations: [.localizedStandard]))
+        try conn.create(table: "files") { t in t.column("name", .text).collate(.localizedStandard).indexed() }
+        try conn.execute("INSERT INTO files VALUES ('a10'), ('a2')")
+        conn.close()
+        #expect(throws: Database.RestoreError.self) { try Database.checkRestoredCopy(at: path, collations: []) }
+        try Database.checkRestoredCopy(at: path, collations: [.localizedStandard])
+    }
 }

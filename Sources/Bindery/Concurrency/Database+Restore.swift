@@ -36,6 +36,8 @@ extension Database {
     ///     must be restarted.
     ///   - litestream: the `litestream` executable: a path, or a name looked up on the `PATH`.
     ///     Default `"litestream"`.
+    ///   - collations: the ``Collation``s the database's indexes use (those of its
+    ///     ``Options-swift.struct/collations``): the integrity check reads the indexes by them.
     ///
     /// Errors are ``RestoreError``s: ``RestoreError/litestreamNotFound(_:)``,
     /// ``RestoreError/databaseExists(_:)``, ``RestoreError/noBackup(_:)`` (nothing replicated yet),
@@ -47,7 +49,7 @@ extension Database {
     /// `CancellationError`.
     public static func restore(
         from source: ReplicaSource, to path: String, at time: Date? = nil, replacing: Bool = false,
-        litestream: String = "litestream"
+        litestream: String = "litestream", collations: [Collation] = []
     ) async throws {
         let files = FileManager.default
         guard let executable = executablePath(litestream) else {
@@ -77,7 +79,7 @@ extension Database {
         guard files.fileExists(atPath: copy) else {
             throw RestoreError.noBackup(source)
         }
-        try checkRestoredCopy(at: copy)
+        try checkRestoredCopy(at: copy, collations: collations)
         try install(copy, at: path, replacing: replacing, scratch: folder)
     }
 
@@ -148,10 +150,11 @@ extension Database {
     /// Throws ``RestoreError/integrityCheckFailed(_:)`` unless the database at `path` passes
     /// `PRAGMA integrity_check`; then flushes it to disk. Closing the connection folds any `-wal`
     /// file into the database file.
-    private static func checkRestoredCopy(at path: String) throws {
+    static func checkRestoredCopy(at path: String, collations: [Collation]) throws {
         let problems: [String]
         do {
-            let connection = try Connection(path: path, options: Connection.Options(foreignKeys: false))
+            let connection = try Connection(
+                path: path, options: Connection.Options(foreignKeys: false, collations: collations))
             defer { connection.close() }
             problems = try connection.integrityCheck()
         } catch let error as SQLiteError {

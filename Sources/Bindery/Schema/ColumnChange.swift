@@ -72,7 +72,8 @@ public final class ColumnChange {
         return self
     }
 
-    /// Drops the column's `CHECK` constraints (those given to this change stay).
+    /// Drops the column's `CHECK` constraints, and those given to this change before; one given after
+    /// is added.
     @discardableResult
     public func dropChecks() -> ColumnChange {
         additions.checks.removeAll()
@@ -133,8 +134,8 @@ public final class ColumnChange {
         return self
     }
 
-    /// Drops the column's `REFERENCES` clauses (a table's `FOREIGN KEY (…)` stays: drop it with
-    /// ``TableAlteration/drop(constraint:)``).
+    /// Drops the column's `REFERENCES` clauses, and those given to this change before; one given after
+    /// is added. A table's `FOREIGN KEY (…)` stays: drop it with ``TableAlteration/drop(constraint:)``.
     @discardableResult
     public func dropReferences() -> ColumnChange {
         additions.references.removeAll()

@@ -74,7 +74,9 @@ struct ColumnClauses {
         }
         clauses = starts.indices.map { position in
             let first = starts[position]
-            let end = position + 1 < starts.count ? tokens[starts[position + 1]].range.lowerBound : text.utf8.count
+            // To the clause's last token: a line comment after it would swallow the clauses after it.
+            let last = (position + 1 < starts.count ? starts[position + 1] : tokens.count) - 1
+            let end = tokens[last].range.upperBound
             var kindWord = first
             if word(first) == "CONSTRAINT" {
                 kindWord = first + 2

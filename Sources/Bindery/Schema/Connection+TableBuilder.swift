@@ -169,8 +169,12 @@ extension Connection {
             // Search layer hook: the rebuilt table's UNIQUE keys may have changed.
             try refreshSearchTriggers(on: alteration.name)
         }
-        for case .add(let column) in alteration.changes where column.isIndexed {
-            try runSchema(column.indexSQL(table: alteration.name, ifNotExists: false))
+        for change in alteration.changes {
+            switch change {
+            case .add(let column) where column.isIndexed, .replace(let column) where column.isIndexed:
+                try runSchema(column.indexSQL(table: alteration.name, ifNotExists: false))
+            default: break
+            }
         }
         if !pending.isEmpty {
         } else if alteration.changes.contains(where: { if case .drop = $0 { true } else { false } }) {
@@ -185,7 +189,12 @@ extension Connection {
     /// refuses it.
     private func attempt(_ sql: String) throws -> Bool {
         do {
-            try transaction { conn in try conn.execute(script: sql) }
+            // One statement only: a column written in SQL that holds a second one goes to the
+            // rebuild, whose `CREATE TABLE` refuses it.
+            try transaction { conn in
+                try conn.checkCompiles(sql)
+                try conn.execute(script: sql)
+            }
         } catch is SQLiteError {
             return false
         }

@@ -11,8 +11,11 @@ extension Connection {
         extensionState { SchemaLog() }
     }
 
-    /// Runs one schema statement of the table builder, and logs it when a preview records.
+    /// Runs one schema statement of the table builder, and logs it when a preview records. Text after
+    /// the statement (from SQL a builder call was given: a column, a constraint, a check) throws
+    /// before anything runs.
     func runSchema(_ sql: String) throws {
+        try checkCompiles(sql)
         try execute(script: sql)
         schemaLog.statements?.append(sql)
     }

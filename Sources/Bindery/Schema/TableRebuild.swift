@@ -189,7 +189,13 @@ struct TableRebuild {
         renames: inout [(String, String)], encoder: ValueEncoder
     ) throws {
         func index(of column: String) throws -> Int {
-            guard let index = statement.columns.firstIndex(where: { $0.name.equalsIdentifier(column) }) else {
+            // A column renamed earlier in the alteration keeps its old name until the renames run,
+            // after the rebuild.
+            var name = column
+            for (old, new) in renames.reversed() where new.equalsIdentifier(name) {
+                name = old
+            }
+            guard let index = statement.columns.firstIndex(where: { $0.name.equalsIdentifier(name) }) else {
                 throw SchemaChangeError.noSuchColumn(table: table, column: column)
             }
             return index
