@@ -73,6 +73,8 @@ extension Connection {
     /// Renames a table; its indexes and triggers, and the views, triggers and foreign keys that
     /// refer to it, follow.
     public func rename(table name: String, to newName: String) throws {
+        // Search layer hook: a search table's triggers and side tables are made for its name.
+        try checkRenaming(searchTable: name)
         try runSchema("ALTER TABLE \(SQL.quote(identifier: name)) RENAME TO \(SQL.quote(identifier: newName))")
     }
 

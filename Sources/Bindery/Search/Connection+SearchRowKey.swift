@@ -7,10 +7,11 @@ extension Connection {
     ///   key; ``SearchTableError/nullableKey(searchTable:table:column:)`` for a key column of a rowid
     ///   table that is not `NOT NULL`.
     func searchRowKey(of table: String, searchTable: String) throws -> (key: SearchRowKey, hasRowid: Bool) {
-        let withoutRowid =
-            try rows(
-                "SELECT wr FROM pragma_table_list(?) WHERE schema = 'main'", arguments: [.text(table)]
-            ).first.map { try $0[0] as Int64 == 1 } ?? false
+        let kind = try rows(
+            "SELECT wr, strict FROM pragma_table_list(?) WHERE schema = 'main'", arguments: [.text(table)]
+        ).first
+        let withoutRowid = try kind.map { try $0[0] as Int64 == 1 } ?? false
+        let strict = try kind.map { try $0[1] as Int64 == 1 } ?? false
         var collations: [FoldedIdentifier: String] = [:]
         let keyIndex = try rows(
             "SELECT name FROM pragma_index_list(?) WHERE origin = 'pk'", arguments: [.text(table)]
@@ -33,7 +34,7 @@ extension Connection {
             }
             columns.append(
                 .init(
-                    name: name, affinity: SearchRowKey.affinity(ofDeclaredType: try column["type"] ?? ""),
+                    name: name, affinity: SearchRowKey.affinity(ofDeclaredType: try column["type"] ?? "", strict: strict),
                     collation: collations[FoldedIdentifier(name)] ?? "BINARY"))
         }
         guard !columns.isEmpty else { throw SearchTableError.noStableRowID(searchTable: searchTable, table: table) }
@@ -119,7 +120,7 @@ extension Connection {
         let qualifier = SQL.quote(identifier: table)
         return key.columns.enumerated().map {
             "\(qualifier).\(SQL.quote(identifier: $0.element.name)) = (SELECT \(SearchRowKey.slot($0.offset)) "
-                + "FROM \(keys) WHERE id = \(rowid))"
+                + "FROM \(keys) WHERE id = \(rowid)) COLLATE \(SQL.quote(identifier: $0.element.collation))"
         }
         .joined(separator: " AND ")
     }

@@ -125,14 +125,10 @@ extension Connection {
                 for statement in triggers.statements + key.syncStatements(searchTable: name, table: table) {
                     try conn.runSchema(statement)
                 }
-                let join = key.columns.enumerated().map {
-                    "t.\(SQL.quote(identifier: $0.element.name)) = m.\(SearchRowKey.slot($0.offset))"
-                }
                 try conn.runSchema(
                     "INSERT INTO \(fts)(rowid, \(columnList)) SELECT m.id, "
                         + declaration.allColumns.map { "t." + SQL.quote(identifier: $0) }.joined(separator: ", ")
-                        + " FROM \(SearchRowKey.keysTable(name)) AS m JOIN \(source) AS t ON "
-                        + join.joined(separator: " AND "))
+                        + " FROM \(SearchRowKey.keysTable(name)) AS m JOIN \(source) AS t ON " + key.joinCondition)
             } else {
                 if keptInStep {
                     let triggers = SearchTriggers(

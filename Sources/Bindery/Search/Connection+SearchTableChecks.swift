@@ -57,6 +57,7 @@ extension Connection {
     /// - Throws: ``SearchTableError/uncoveredUniqueIndex(searchTable:table:index:reason:)`` for a key
     ///   the triggers cannot follow.
     func refreshSearchTriggers(on table: String) throws {
+        // (See checkRenaming(searchTable:) for the table itself.)
         let triggers = try rows(
             "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE",
             arguments: [.text(table)]
@@ -74,6 +75,15 @@ extension Connection {
             let statements: [String]
             if try isKeyedSearchTable(name) {
                 let rowKey = try searchRowKey(of: table, searchTable: name)
+                // The mapping's columns compare as the key did when it was made.
+                let stored =
+                    try rows(
+                        "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?",
+                        arguments: [.text(name + "_keys")]
+                    ).first.map { try $0[0] as String? } ?? nil
+                guard stored == rowKey.key.keysTableStatement(searchTable: name) else {
+                    throw SearchTableError.keyChanged(searchTable: name, table: table)
+                }
                 statements =
                     SearchKeyedTriggers(
                         name: name, table: table, columns: definition.columns, key: rowKey.key, uniqueKeys: uniqueKeys,
@@ -88,5 +98,29 @@ extension Connection {
                 try runSchema(statement)
             }
         }
+    }
+
+    /// Throws ``SearchTableError/searchTableRenamed(searchTable:)`` when `name` is a search table kept
+    /// in step by triggers, or one that maps keys to its rowids: SQLite renames the table in the
+    /// triggers' statements but not the hidden column of the same name they write, and the mapping
+    /// table, the content view and the triggers keep the old name; and
+    /// ``SearchTableError/contentTableRenamed(searchTable:table:)`` when a search table reads `name`
+    /// as its content, by name. The table builder calls this before it renames a table
+    /// (``Connection/rename(table:to:)``).
+    func checkRenaming(searchTable name: String) throws {
+        if let reader = try searchTables(readingFrom: name).first {
+            throw SearchTableError.contentTableRenamed(searchTable: reader.name, table: name)
+        }
+        let companions = try rows(
+            "SELECT count(*) FROM sqlite_schema WHERE (type = 'trigger' AND name = ?) OR (type = 'table' AND name = ?)",
+            arguments: [.text(name + "_ai"), .text(name + "_keys")]
+        ).first.map { try $0[0] as Int64 } ?? 0
+        guard companions > 0,
+            let sql = try rows(
+                "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE", arguments: [.text(name)]
+            ).first.map({ try $0[0] as String? }) ?? nil,
+            SearchTableDefinition(name: name, sql: sql) != nil
+        else { return }
+        throw SearchTableError.searchTableRenamed(searchTable: name)
     }
 }

@@ -45,10 +45,15 @@ struct SearchRowKey {
         .joined(separator: " AND ")
     }
 
-    /// `"code" = prefix."code" AND …`, for a row of the table (read unqualified) against `prefix`.
+    /// `"code" = prefix."code" COLLATE "BINARY" AND …`, for a row of the table (read unqualified)
+    /// against `prefix`, compared with the key's collations (those of its index, which a column's own
+    /// may differ from: `PRIMARY KEY (code COLLATE BINARY)` over a `NOCASE` column).
     func sameKey(as prefix: String) -> String {
-        columns.map { "\(SQL.quote(identifier: $0.name)) = \(prefix).\(SQL.quote(identifier: $0.name))" }
-            .joined(separator: " AND ")
+        columns.map {
+            "\(SQL.quote(identifier: $0.name)) = \(prefix).\(SQL.quote(identifier: $0.name)) COLLATE "
+                + SQL.quote(identifier: $0.collation)
+        }
+        .joined(separator: " AND ")
     }
 
     /// The CREATE statement of the mapping table.
@@ -68,12 +73,19 @@ struct SearchRowKey {
         let selected =
             ["m.id AS \(SQL.quote(identifier: rowidColumn))"]
             + searched.map { "t.\(SQL.quote(identifier: $0)) AS \(SQL.quote(identifier: $0))" }
-        let join = columns.enumerated().map {
-            "t.\(SQL.quote(identifier: $0.element.name)) = m.\(Self.slot($0.offset))"
-        }
         return "CREATE VIEW \(Self.contentView(name)) AS SELECT " + selected.joined(separator: ", ")
-            + " FROM \(Self.keysTable(name)) AS m JOIN \(SQL.quote(identifier: table)) AS t ON "
-            + join.joined(separator: " AND ")
+            + " FROM \(Self.keysTable(name)) AS m JOIN \(SQL.quote(identifier: table)) AS t ON " + joinCondition
+    }
+
+    /// `t."code" = m."k0" COLLATE "BINARY" AND …`: the rows of the table (`t`) joined to their
+    /// mappings (`m`), compared with the key's collations (those of its index, which a column's own
+    /// may differ from).
+    var joinCondition: String {
+        columns.enumerated().map {
+            "t.\(SQL.quote(identifier: $0.element.name)) = m.\(Self.slot($0.offset)) COLLATE "
+                + SQL.quote(identifier: $0.element.collation)
+        }
+        .joined(separator: " AND ")
     }
 
     /// The statements that bring the mapping table in step with `table`: mappings of keys no row
@@ -90,9 +102,11 @@ struct SearchRowKey {
         ]
     }
 
-    /// The SQLite affinity of a declared type (sqlite.org/datatype3.html, 3.1).
-    static func affinity(ofDeclaredType type: String) -> String {
+    /// The SQLite affinity of a declared type (sqlite.org/datatype3.html, 3.1); `ANY` in a `STRICT`
+    /// table keeps values as given (`BLOB`, no affinity).
+    static func affinity(ofDeclaredType type: String, strict: Bool = false) -> String {
         let upper = type.uppercased()
+        if strict, upper == "ANY" { return "BLOB" }
         if upper.contains("INT") { return "INTEGER" }
         if upper.contains("CHAR") || upper.contains("CLOB") || upper.contains("TEXT") { return "TEXT" }
         if upper.contains("BLOB") || upper.isEmpty { return "BLOB" }

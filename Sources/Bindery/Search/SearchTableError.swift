@@ -33,6 +33,18 @@ public enum SearchTableError: Error, Sendable, Hashable, CustomStringConvertible
     /// `index` of `table` (`reason` says why), so the search table would keep rows the table no
     /// longer holds.
     case uncoveredUniqueIndex(searchTable: String, table: String, index: String, reason: String)
+    /// A change to `table` (with ``Connection/alter(table:_:)``) gave a column of its primary key
+    /// another type or collation: the search table maps that key to its rowids by the old one, and
+    /// would point at the wrong rows. Drop the search table, make the change, and create it again.
+    case keyChanged(searchTable: String, table: String)
+    /// Renaming the search table itself (``Connection/rename(table:to:)``) was refused: its triggers
+    /// and the tables beside it are made for its name. Drop it and create it under the new name.
+    case searchTableRenamed(searchTable: String)
+    /// Renaming `table` was refused: the search table reads it as its external content by that name,
+    /// which FTS5 keeps as written. Drop the search table, rename the table, and create the search
+    /// table again. (A search table over a table without an `INTEGER PRIMARY KEY` reads it through a
+    /// view, which follows the rename.)
+    case contentTableRenamed(searchTable: String, table: String)
     /// Renaming `column` of `table` was refused: the search table reads it by that name (external
     /// content), and FTS5 cannot rename its own columns. Drop the search table, rename the column,
     /// and create the search table again with the new name.
@@ -80,6 +92,15 @@ public enum SearchTableError: Error, Sendable, Hashable, CustomStringConvertible
             return "search table \"\(searchTable)\" cannot be kept in step with \"\(table)\" by triggers: an INSERT OR "
                 + "REPLACE that conflicts through its UNIQUE index \"\(index)\" deletes rows the triggers cannot see, "
                 + "because \(reason); drop or change the index, or create the search table with keptInStep: false"
+        case .keyChanged(let searchTable, let table):
+            return "the type or collation of the primary key of \"\(table)\" changed, which search table "
+                + "\"\(searchTable)\" maps to its rowids: drop the search table, make the change, and create it again"
+        case .contentTableRenamed(let searchTable, let table):
+            return "\"\(table)\" was not renamed: search table \"\(searchTable)\" reads it by that name as its "
+                + "content; drop the search table, rename the table, and create the search table again"
+        case .searchTableRenamed(let searchTable):
+            return "search table \"\(searchTable)\" cannot be renamed (its triggers and side tables are made for its "
+                + "name): drop it and create it under the new name"
         case .indexedColumnRenamed(let searchTable, let table, let column):
             return "column \"\(column)\" of \"\(table)\" was not renamed: search table \"\(searchTable)\" reads it by "
                 + "that name and FTS5 cannot rename its columns; drop the search table, rename the column, and "
