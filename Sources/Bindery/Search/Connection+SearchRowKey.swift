@@ -34,7 +34,8 @@ extension Connection {
             }
             columns.append(
                 .init(
-                    name: name, affinity: SearchRowKey.affinity(ofDeclaredType: try column["type"] ?? "", strict: strict),
+                    name: name,
+                    affinity: SearchRowKey.affinity(ofDeclaredType: try column["type"] ?? "", strict: strict),
                     collation: collations[FoldedIdentifier(name)] ?? "BINARY"))
         }
         guard !columns.isEmpty else { throw SearchTableError.noStableRowID(searchTable: searchTable, table: table) }

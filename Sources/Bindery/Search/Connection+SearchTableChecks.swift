@@ -111,13 +111,15 @@ extension Connection {
         if let reader = try searchTables(readingFrom: name).first {
             throw SearchTableError.contentTableRenamed(searchTable: reader.name, table: name)
         }
-        let companions = try rows(
-            "SELECT count(*) FROM sqlite_schema WHERE (type = 'trigger' AND name = ?) OR (type = 'table' AND name = ?)",
-            arguments: [.text(name + "_ai"), .text(name + "_keys")]
-        ).first.map { try $0[0] as Int64 } ?? 0
+        let companions =
+            try rows(
+                "SELECT count(*) FROM sqlite_schema WHERE (type = 'trigger' AND name = ?) OR (type = 'table' AND name = ?)",
+                arguments: [.text(name + "_ai"), .text(name + "_keys")]
+            ).first.map { try $0[0] as Int64 } ?? 0
         guard companions > 0,
             let sql = try rows(
-                "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE", arguments: [.text(name)]
+                "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE",
+                arguments: [.text(name)]
             ).first.map({ try $0[0] as String? }) ?? nil,
             SearchTableDefinition(name: name, sql: sql) != nil
         else { return }
