@@ -1,5 +1,5 @@
 extension Database {
-    /// Where ``Database/restore(from:to:at:replacing:litestream:)`` finds the replica that Litestream
+    /// Where ``Database/restore(from:to:at:replacing:litestream:collations:)`` finds the replica that Litestream
     /// streamed a database to.
     ///
     /// ```swift

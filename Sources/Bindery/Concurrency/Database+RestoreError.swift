@@ -1,7 +1,7 @@
 import Foundation
 
 extension Database {
-    /// Why ``Database/restore(from:to:at:replacing:litestream:)`` restored nothing. In every case the
+    /// Why ``Database/restore(from:to:at:replacing:litestream:collations:)`` restored nothing. In every case the
     /// file at the destination path is as it was before the call.
     public enum RestoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// No executable `litestream` at the path given, or on the `PATH` when only a name was given.
