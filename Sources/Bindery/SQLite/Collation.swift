@@ -41,17 +41,12 @@ public struct Collation: Sendable, Hashable {
 
     /// Whether two collations have the same name, ignoring ASCII case.
     public static func == (lhs: Collation, rhs: Collation) -> Bool {
-        lhs.foldedName == rhs.foldedName
+        FoldedIdentifier.same(lhs.name, rhs.name)
     }
 
     /// Hashes the name, ignoring ASCII case.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(foldedName)
-    }
-
-    /// The name's bytes with ASCII letters in lower case, as SQLite compares collation names.
-    private var foldedName: [UInt8] {
-        name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }
+        hasher.combine(FoldedIdentifier(name))
     }
 
     /// Registers the collation on the connection `db`.

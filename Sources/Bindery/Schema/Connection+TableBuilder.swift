@@ -13,13 +13,8 @@ extension Connection {
     public func create(
         table name: String, options: TableOptions = [], _ body: (TableDefinition) throws -> Void
     ) throws {
-        let table = TableDefinition(name: name, options: options)
-        try body(table)
-        let statements = try table.statements(encoder: recordContext.values)
-        guard statements.count > 1 else {
-            try runSchema(statements[0])
-            return
-        }
+        let statements = try tableStatements(name, options: options, body)
+        // The table and its indexes together, or nothing.
         try transaction { conn in
             for statement in statements {
                 try conn.runSchema(statement)
@@ -37,9 +32,16 @@ extension Connection {
     public func createTableSQL(
         _ name: String, options: TableOptions = [], _ body: (TableDefinition) throws -> Void
     ) throws -> String {
+        try tableStatements(name, options: options, body).joined(separator: ";\n")
+    }
+
+    /// The statements that create the table `body` declares: `CREATE TABLE`, then its indexes.
+    private func tableStatements(
+        _ name: String, options: TableOptions, _ body: (TableDefinition) throws -> Void
+    ) throws -> [String] {
         let table = TableDefinition(name: name, options: options)
         try body(table)
-        return try table.statements(encoder: recordContext.values).joined(separator: ";\n")
+        return try table.statements(encoder: recordContext.values)
     }
 
     /// Creates the index `name` on `columns` of `table`: `unique` refuses two rows with the same

@@ -45,11 +45,19 @@ extension Connection {
     /// Whether the search table `name` points at rows through a mapping of keys (its table `name_keys`,
     /// as ``SearchRowKey`` makes it, exists).
     func isKeyedSearchTable(_ name: String) throws -> Bool {
+        try keysTableStatement(of: name) != nil
+    }
+
+    /// The `CREATE TABLE` statement of the mapping table of the search table `name`, as SQLite keeps
+    /// it; nil when `name` maps no keys.
+    func keysTableStatement(of name: String) throws -> String? {
         let sql =
             try rows(
                 "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [.text(name + "_keys")]
             ).first.map { try $0[0] as String? } ?? nil
-        return sql?.hasPrefix("CREATE TABLE \(SearchRowKey.keysTable(name))(id INTEGER PRIMARY KEY, \"k0\" ") ?? false
+        guard let sql, sql.hasPrefix("CREATE TABLE \(SearchRowKey.keysTable(name))(id INTEGER PRIMARY KEY, \"k0\" ")
+        else { return nil }
+        return sql
     }
 
     /// The table a keyed search table reads, from its content view (`… JOIN "table" AS t ON …`, as

@@ -73,14 +73,9 @@ extension Connection {
             else { continue }
             let uniqueKeys = try uniqueKeys(of: table, searchTable: name)
             let statements: [String]
-            if try isKeyedSearchTable(name) {
+            if let stored = try keysTableStatement(of: name) {
                 let rowKey = try searchRowKey(of: table, searchTable: name)
                 // The mapping's columns compare as the key did when it was made.
-                let stored =
-                    try rows(
-                        "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?",
-                        arguments: [.text(name + "_keys")]
-                    ).first.map { try $0[0] as String? } ?? nil
                 guard stored == rowKey.key.keysTableStatement(searchTable: name) else {
                     throw SearchTableError.keyChanged(searchTable: name, table: table)
                 }
