@@ -46,7 +46,9 @@ import Testing
         #expect(SQLiteValue.blob(Data("a".utf8)) != .text("a"))
         #expect(SQLiteValue.integer(0) != .null)
         #expect(SQLiteValue.blob(Data([1, 2])) == .blob(Data([1, 2])))
-        #expect(SQLiteValue.text("é") == .text("e\u{301}"))  // Swift String equality is canonical
+        // Texts compare by their bytes, as SQLite's BINARY collation does, not by canonical equivalence.
+        #expect(SQLiteValue.text("\u{E9}") != .text("e\u{301}"))
+        #expect(SQLiteValue.text("\u{E9}") == .text("\u{E9}"))
     }
 
     @Test func hashableValuesWorkInSetsAndDictionaries() {

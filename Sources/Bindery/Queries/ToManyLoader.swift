@@ -260,6 +260,9 @@ final class ToManyGroups<Destination: Decodable>: PrefetchedValues, CustomString
     /// The group of each key, one-column keys and composite ones.
     private var single: [SQLiteValue: Int] = [:]
     private var composite: [[SQLiteValue]: Int] = [:]
+    /// The group of each one-column key, found from the row's column itself; nil when the keys are not
+    /// all INTEGER or TEXT (``single`` is used then).
+    private var exact: ExactKeyTable?
     /// The records of each group, in the order of the keys given to ``prepare(_:)``.
     private var groups: [[Destination]] = []
 
@@ -275,9 +278,11 @@ final class ToManyGroups<Destination: Decodable>: PrefetchedValues, CustomString
     func prepare(_ keys: [[SQLiteValue]]) {
         single = [:]
         composite = [:]
+        exact = nil
         if keyColumns.count == 1 {
             single.reserveCapacity(keys.count)
             for (index, key) in keys.enumerated() { single[key[0]] = index }
+            exact = ExactKeyTable(keys: keys.map { $0[0] })
         } else {
             composite.reserveCapacity(keys.count)
             for (index, key) in keys.enumerated() { composite[key] = index }
@@ -324,6 +329,7 @@ final class ToManyGroups<Destination: Decodable>: PrefetchedValues, CustomString
         // every row.
         let single = self.single
         let composite = self.composite
+        let exact = self.exact
         let keyCount: Int32
         switch grouping {
         case .position: keyCount = 1
@@ -348,7 +354,11 @@ final class ToManyGroups<Destination: Decodable>: PrefetchedValues, CustomString
                 let group: Int?
                 switch grouping {
                 case .value(keyCount: 1):
-                    group = single[try statement.value(at: end - 1)]
+                    if let exact {
+                        group = exact.group(ofColumn: end - 1, of: statement.handle)
+                    } else {
+                        group = single[try statement.value(at: end - 1)]
+                    }
                 case .value(let keyCount):
                     let first = end - Int32(keyCount)
                     group = composite[try (0..<Int32(keyCount)).map { try statement.value(at: first + $0) }]

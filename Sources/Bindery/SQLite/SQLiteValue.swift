@@ -2,6 +2,11 @@ import Foundation
 
 /// A value as SQLite stores it: one of its five storage classes.
 ///
+/// Two values are equal when they are of the same storage class and hold the same value: texts and
+/// blobs byte for byte, as SQLite's `BINARY` collation compares them. Two texts that Swift's `String`
+/// calls equal but that SQLite stores as different bytes (`"é"` as one code point and as `e` with a
+/// combining accent) are two values, as they are two keys of a table.
+///
 /// ```swift
 /// let values: [SQLiteValue] = [nil, 42, 2.5, "text", .blob(Data([1, 2, 3])), true]
 /// try conn.execute("INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)", arguments: values)
@@ -116,6 +121,41 @@ extension SQLiteValue: Codable {
             self = .text(value)
         } else {
             self = .blob(try container.decode(Data.self))
+        }
+    }
+}
+
+extension SQLiteValue {
+    /// Whether the two values are of the same storage class and hold the same value; texts are
+    /// compared byte for byte (see the type's documentation), reals as `Double`s (`0.0 == -0.0`).
+    public static func == (lhs: SQLiteValue, rhs: SQLiteValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.integer(let left), .integer(let right)): return left == right
+        case (.real(let left), .real(let right)): return left == right
+        case (.text(let left), .text(let right)): return SQLiteMemory.sameUTF8(left, right)
+        case (.blob(let left), .blob(let right)): return left == right
+        default: return false
+        }
+    }
+
+    /// Hashes the storage class and the value: a text's bytes, consistently with ``==(_:_:)``.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null:
+            hasher.combine(0 as UInt8)
+        case .integer(let value):
+            hasher.combine(1 as UInt8)
+            hasher.combine(value)
+        case .real(let value):
+            hasher.combine(2 as UInt8)
+            hasher.combine(value)
+        case .text(let value):
+            hasher.combine(3 as UInt8)
+            SQLiteMemory.hashUTF8(value, into: &hasher)
+        case .blob(let value):
+            hasher.combine(4 as UInt8)
+            hasher.combine(value)
         }
     }
 }
