@@ -23,7 +23,9 @@ enum SQLiteMemory {
         guard left.utf8.count == right.utf8.count else { return false }
         let same = left.utf8.withContiguousStorageIfAvailable { leftBytes in
             right.utf8.withContiguousStorageIfAvailable { rightBytes in
-                guard let leftStart = leftBytes.baseAddress, let rightStart = rightBytes.baseAddress else { return true }
+                guard let leftStart = leftBytes.baseAddress, let rightStart = rightBytes.baseAddress else {
+                    return true
+                }
                 return memcmp(leftStart, rightStart, leftBytes.count) == 0
             }
         }
