@@ -53,8 +53,12 @@ import Testing
 
     static func library() throws -> Connection {
         let conn = try Connection.inMemory()
-        try conn.execute(
-            script: """
+        try conn.execute(script: schema)
+        return conn
+    }
+
+    /// The tables and rows of ``library()``.
+    static let schema = """
                 CREATE TABLE country(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
                 CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL, countryId INTEGER REFERENCES country);
                 CREATE TABLE book(id INTEGER PRIMARY KEY, title TEXT NOT NULL,
@@ -70,9 +74,7 @@ import Testing
                 INSERT INTO review VALUES (1, 1, 5), (2, 1, 3), (3, 2, 4), (4, 4, 1), (5, 4, 2), (6, 5, 5);
                 INSERT INTO loan VALUES (1, 1, 2), (2, 2, 3), (3, 3, 1), (4, NULL, 1), (5, 1, NULL), (6, 4, 3),
                     (7, 5, 4), (8, 4, 2);
-                """)
-        return conn
-    }
+                """
 
     private func ids(_ conn: Connection, _ sql: SQL) throws -> [Int64] {
         try conn.fetchAll(Int64.self, sql: sql)
