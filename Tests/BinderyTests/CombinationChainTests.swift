@@ -59,22 +59,22 @@ import Testing
 
     /// The tables and rows of ``library()``.
     static let schema = """
-                CREATE TABLE country(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-                CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL, countryId INTEGER REFERENCES country);
-                CREATE TABLE book(id INTEGER PRIMARY KEY, title TEXT NOT NULL,
-                    authorId INTEGER REFERENCES author, translatorId INTEGER REFERENCES author);
-                CREATE TABLE review(id INTEGER PRIMARY KEY, bookId INTEGER NOT NULL REFERENCES book,
-                    stars INTEGER NOT NULL);
-                CREATE TABLE loan(id INTEGER PRIMARY KEY, bookId INTEGER REFERENCES book,
-                    readerId INTEGER REFERENCES author);
-                INSERT INTO country VALUES (1, 'France'), (2, 'Peru');
-                INSERT INTO author VALUES (1, 'Ann', 1), (2, 'Bob', NULL), (3, 'Cyd', 2), (4, 'Dee', 1);
-                INSERT INTO book VALUES (1, 'Dune', 1, 3), (2, 'Emma', 2, NULL), (3, 'Anon', NULL, NULL),
-                    (4, 'Saga', 1, 1), (5, 'Iris', 3, 1);
-                INSERT INTO review VALUES (1, 1, 5), (2, 1, 3), (3, 2, 4), (4, 4, 1), (5, 4, 2), (6, 5, 5);
-                INSERT INTO loan VALUES (1, 1, 2), (2, 2, 3), (3, 3, 1), (4, NULL, 1), (5, 1, NULL), (6, 4, 3),
-                    (7, 5, 4), (8, 4, 2);
-                """
+        CREATE TABLE country(id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+        CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL, countryId INTEGER REFERENCES country);
+        CREATE TABLE book(id INTEGER PRIMARY KEY, title TEXT NOT NULL,
+            authorId INTEGER REFERENCES author, translatorId INTEGER REFERENCES author);
+        CREATE TABLE review(id INTEGER PRIMARY KEY, bookId INTEGER NOT NULL REFERENCES book,
+            stars INTEGER NOT NULL);
+        CREATE TABLE loan(id INTEGER PRIMARY KEY, bookId INTEGER REFERENCES book,
+            readerId INTEGER REFERENCES author);
+        INSERT INTO country VALUES (1, 'France'), (2, 'Peru');
+        INSERT INTO author VALUES (1, 'Ann', 1), (2, 'Bob', NULL), (3, 'Cyd', 2), (4, 'Dee', 1);
+        INSERT INTO book VALUES (1, 'Dune', 1, 3), (2, 'Emma', 2, NULL), (3, 'Anon', NULL, NULL),
+            (4, 'Saga', 1, 1), (5, 'Iris', 3, 1);
+        INSERT INTO review VALUES (1, 1, 5), (2, 1, 3), (3, 2, 4), (4, 4, 1), (5, 4, 2), (6, 5, 5);
+        INSERT INTO loan VALUES (1, 1, 2), (2, 2, 3), (3, 3, 1), (4, NULL, 1), (5, 1, NULL), (6, 4, 3),
+            (7, 5, 4), (8, 4, 2);
+        """
 
     private func ids(_ conn: Connection, _ sql: SQL) throws -> [Int64] {
         try conn.fetchAll(Int64.self, sql: sql)
@@ -184,7 +184,8 @@ import Testing
         let reviewsOfAnn = all.first { $0.author.id == 1 }?.books.flatMap(\.reviews).map(\.id).sorted()
         #expect(
             reviewsOfAnn
-                == (try ids(conn, "SELECT review.id FROM review JOIN book ON book.id = bookId WHERE authorId = 1 ORDER BY 1")))
+                == (try ids(
+                    conn, "SELECT review.id FROM review JOIN book ON book.id = bookId WHERE authorId = 1 ORDER BY 1")))
         // Grouped by country: one author per group, its books with it.
         let grouped = Author.including(all: Author.books).group("author.countryId").order("author.countryId")
         struct AuthorWithBooks: Decodable { var author: Author; var books: [Book] }
@@ -241,8 +242,10 @@ import Testing
 
     @Test func aCursorOverAToManyInsideAToOneStopsEarlyAndMatchesTheFetch() throws {
         let conn = try Self.library()
-        let request = Loan.including(required: Loan.book.including(all: Book.reviews.order("\(Book.reviews.column("id"))")))
-            .order("loan.id")
+        let request = Loan.including(
+            required: Loan.book.including(all: Book.reviews.order("\(Book.reviews.column("id"))"))
+        )
+        .order("loan.id")
         let all = try conn.fetchAll(LoanWithBookReviews.self, request)
         #expect(all.map(\.loan.id) == [1, 2, 3, 5, 6, 7, 8])
         #expect(all.first?.book.reviews.map(\.id) == [1, 2])

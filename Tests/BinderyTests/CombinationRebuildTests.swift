@@ -143,4 +143,27 @@ import Testing
         #expect(try conn.rows("PRAGMA integrity_check").first.map { try $0[0] as String } == "ok")
         #expect(try conn.fetchAll(String.self, sql: "SELECT word FROM words WHERE word > 'b'") == ["a"])
     }
+
+    @Test func aMigrationThatAddsAnIgnoringUniqueConstraintOverDuplicatesFailsAndKeepsTheRows() async throws {
+        let db = try Database.inMemory()
+        try await db.write { conn in
+            try conn.execute(
+                script: """
+                    CREATE TABLE people(id INTEGER PRIMARY KEY, email TEXT, age TEXT);
+                    INSERT INTO people VALUES (1, 'a@x', '30'), (2, 'a@x', '41'), (3, NULL, '7');
+                    CREATE VIEW emails AS SELECT DISTINCT email FROM people;
+                    """)
+        }
+        var migrator = Migrator()
+        migrator.register("unique emails") { conn in
+            try conn.alter(table: "people") { t in
+                t.change(column: "email").unique(onConflict: .ignore)
+            }
+        }
+        await #expect(throws: MigrationError.self) { try await migrator.migrate(db) }
+        #expect(try await db.read { conn in try conn.fetchAll(Int64.self, sql: "SELECT id FROM people") } == [1, 2, 3])
+        #expect(try await migrator.pendingIdentifiers(in: db) == ["unique emails"])
+        #expect(
+            try await db.read { conn in try conn.fetchAll(String?.self, sql: "SELECT email FROM emails") }.count == 2)
+    }
 }
