@@ -65,9 +65,9 @@ extension Connection {
 
     /// A lazy cursor over the rows of `request`, as its record type, in constant memory. The records of
     /// included to-many associations are fetched first, when the cursor is made, for the rows the
-    /// request had then; those whose records include associations of their own or are a selection
-    /// (decoded as the property's element type) when the first row is decoded. Run the cursor inside a
-    /// transaction to read all of them from one snapshot.
+    /// request had then (the cursor reads the same snapshot: its first row is read then too); those
+    /// whose records include associations of their own or are a selection (decoded as the property's
+    /// element type) when the first row is decoded, from the same snapshot.
     public func fetchCursor<R: Record>(_ request: QueryRequest<R>) throws -> RecordCursor<R> {
         try fetchCursor(R.self, request)
     }
@@ -77,7 +77,14 @@ extension Connection {
         -> RecordCursor<T>
     {
         try withPrepared(try resolvingKeyFilters(request)) { sql, scoping in
-            try fetchCursor(T.self, sql: sql, scoping: scoping)
+            let cursor = try fetchCursor(T.self, sql: sql, scoping: scoping)
+            if !scoping.prefetched.isEmpty {
+                // The rows must be those the records were fetched for: the first step, in the same
+                // transaction, keeps its snapshot (a write committed before the first `next()` would
+                // otherwise show parents without their records).
+                try cursor.stepAhead()
+            }
+            return cursor
         }
     }
 

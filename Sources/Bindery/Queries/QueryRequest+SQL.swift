@@ -123,6 +123,11 @@ extension QueryRequest {
         sql += selection ?? SQL(text: baseTable + ".*")
         sql += try annotationColumns(resolve)
         sql += annotatedAssociationColumns
+        if isDistinct && !associations.isEmpty {
+            // The columns of the included to-one associations are part of each distinct row fetched: a
+            // `hasOne` that matches several rows gives a row for each.
+            sql += try AssociationLayout(associations, parentAlias: baseTable, resolve).scopedColumns
+        }
         sql += try body(resolve, ordered: limitCount != nil || offsetCount != nil)
         return sql
     }

@@ -175,8 +175,11 @@ extension Connection {
         }
         for change in alteration.changes {
             switch change {
-            case .add(let column) where column.isIndexed, .replace(let column) where column.isIndexed:
+            case .add(let column) where column.isIndexed:
                 try runSchema(column.indexSQL(table: alteration.name, ifNotExists: false))
+            case .replace(let column) where column.isIndexed:
+                // The column's index of an earlier `indexed()` is made again by the rebuild.
+                try runSchema(column.indexSQL(table: alteration.name, ifNotExists: true))
             default: break
             }
         }

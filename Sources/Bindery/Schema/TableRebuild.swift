@@ -101,8 +101,10 @@ struct TableRebuild {
         }
         let quotedTemporary = SQL.quote(identifier: temporary)
         if !targets.isEmpty {
+            // `OR ABORT`: an `ON CONFLICT IGNORE` or `REPLACE` clause of the new definition would
+            // otherwise drop or overwrite the rows that break it, without an error.
             let copy =
-                "INSERT INTO \(quotedTemporary) (\(targets.joined(separator: ", "))) "
+                "INSERT OR ABORT INTO \(quotedTemporary) (\(targets.joined(separator: ", "))) "
                 + "SELECT \(sources.joined(separator: ", ")) FROM \(quoted)"
             do {
                 try conn.runSchema(copy)
@@ -365,7 +367,7 @@ struct TableRebuild {
         let keyList = hasRowID ? "rowid" : keys.joined(separator: ", ")
         let condition = keys.map { (hasRowID ? "rowid" : $0) + " IS ?" }.joined(separator: " AND ")
         let insert =
-            "INSERT INTO \(new) (\(targets.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) "
+            "INSERT OR ABORT INTO \(new) (\(targets.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) "
             + "FROM \(old) WHERE \(condition)"
         var rejected: [RejectedRow] = []
         try? conn.transaction { conn in
