@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// Which of a set of INTEGER or TEXT keys a column of a statement's current row holds, compared as
 /// SQLite's `BINARY` collation compares (the same storage class, the same integer or the same bytes),
@@ -11,8 +12,10 @@ import CSQLite
 /// ``probeLimit`` (made to collide) make no table, and the caller groups by ``SQLiteValue`` instead.
 ///
 /// Safety: a look-up hashes and compares the bytes of the column's text as
-/// ``SQLiteMemory/withText(ofValue:_:)`` lends them: reading only below the buffer's count, within
-/// that call, keeping no pointer.
+/// ``SQLiteMemory/withText(ofValue:_:)`` lends them, and those of ``text`` as `withUnsafeBufferPointer`
+/// lends them: each read (an eight-byte load, a copy of the last few bytes, a `memcmp` of two buffers of
+/// one count) stays below its buffer's count, within the call that lent it, and keeps no pointer. An
+/// entry's range of ``text`` was made from ``text``'s own count when the key was added.
 struct ExactKeyTable {
     /// A key: its hash, its group, and its value (an integer, or the range of its bytes in ``text``).
     private struct Entry {
@@ -98,7 +101,12 @@ struct ExactKeyTable {
             return find(hash(integer)) { !$0.isText && $0.integer == integer }
         case SQLITE_TEXT:
             return SQLiteMemory.withText(ofValue: value) { bytes in
-                find(hash(bytes)) { $0.isText && text[$0.bytes].elementsEqual(bytes) }
+                let wanted = hash(bytes)
+                return text.withUnsafeBufferPointer { stored in
+                    find(wanted) {
+                        $0.isText && Self.same(UnsafeBufferPointer(rebasing: stored[$0.bytes]), bytes)
+                    }
+                }
             } ?? nil
         default:
             return nil
@@ -133,24 +141,27 @@ struct ExactKeyTable {
 
     /// The bytes eight at a time, the last few padded with zeros, then their count.
     private func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let raw = UnsafeRawBufferPointer(bytes)
         var hash = seed
         var index = 0
-        while index + 8 <= bytes.count {
-            var chunk: UInt64 = 0
-            for offset in 0..<8 {
-                chunk |= UInt64(bytes[index + offset]) << (8 * offset)
-            }
-            hash = Self.mix(hash ^ chunk)
+        while index + 8 <= raw.count {
+            hash = Self.mix(hash ^ raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
             index += 8
         }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while index < bytes.count {
-            tail |= UInt64(bytes[index]) << shift
-            shift += 8
-            index += 1
+        if index < raw.count {
+            var tail: UInt64 = 0
+            withUnsafeMutableBytes(of: &tail) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[index...])) }
+            hash = Self.mix(hash ^ tail)
         }
-        return Self.mix(Self.mix(hash ^ tail) ^ UInt64(bytes.count))
+        return Self.mix(hash ^ UInt64(raw.count))
+    }
+
+    /// Whether the two buffers hold the same bytes.
+    @inline(__always)
+    private static func same(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard left.count == right.count else { return false }
+        guard let leftStart = left.baseAddress, let rightStart = right.baseAddress else { return true }
+        return memcmp(leftStart, rightStart, left.count) == 0
     }
 
     /// Spreads every bit of `value` over the result (a multiply and a shift, twice).
