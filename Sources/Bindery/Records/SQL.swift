@@ -415,26 +415,41 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         /// False when ``inPosition()`` is nil for certain, which it is for nearly every value (`x = \(v)`):
         /// the text ends, after white space without a line break, in a byte that can end neither `IN`,
         /// a list so far (`(`, `,`) nor a comment (`/`). Only the last bytes are read, where the full
-        /// scan would slice the text.
-        /// The bytes are read in place (a short text's from the stack), which costs a fraction of
-        /// walking `String.UTF8View`'s indices back; text without contiguous UTF-8 (a bridged string)
-        /// is scanned in full.
+        /// scan would slice the text: through the text's `Span` where the standard library has it (a
+        /// bounds-checked read in place, a fraction of what walking `String.UTF8View`'s indices back
+        /// costs: exists(_:where:) 1.52× → 1.49× the C loop in instructions), through the indices
+        /// before macOS 26 and its peers.
         private static func mayEndInList(_ utf8: String.UTF8View) -> Bool {
-            let answer = utf8.withContiguousStorageIfAvailable { bytes in
+            if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+                let bytes = utf8.span
                 var index = bytes.count
                 while index > 0 {
                     index -= 1
-                    switch bytes[index] {
-                    case 0x20, 0x09, 0x0B, 0x0C, 0x0D: continue
-                    case 0x0A, UInt8(ascii: ","), UInt8(ascii: "("), UInt8(ascii: "/"), UInt8(ascii: "n"),
-                        UInt8(ascii: "N"):
-                        return true
-                    default: return false
+                    if let answer = mayEndInList(endingWith: bytes[index]) {
+                        return answer
                     }
                 }
                 return false
             }
-            return answer ?? true
+            var index = utf8.endIndex
+            while index > utf8.startIndex {
+                utf8.formIndex(before: &index)
+                if let answer = mayEndInList(endingWith: utf8[index]) {
+                    return answer
+                }
+            }
+            return false
+        }
+
+        /// What a text's last byte says of ``mayEndInList(_:)``: nil for white space without a line
+        /// break (the byte before decides).
+        private static func mayEndInList(endingWith byte: UInt8) -> Bool? {
+            switch byte {
+            case 0x20, 0x09, 0x0B, 0x0C, 0x0D: return nil
+            case 0x0A, UInt8(ascii: ","), UInt8(ascii: "("), UInt8(ascii: "/"), UInt8(ascii: "n"), UInt8(ascii: "N"):
+                return true
+            default: return false
+            }
         }
 
         /// Drops white space and comments from the end of `bytes`.

@@ -1,8 +1,8 @@
 import CSQLite
 import Foundation
 
-/// The SQLite layer's one reader and writer of memory across SQLite's C boundary (and of the bytes of
-/// Swift strings, compared and hashed byte for byte): the text and bytes of columns and values, the bytes of bound text and blobs, the tail SQLite leaves after preparing a
+/// The SQLite layer's one reader and writer of memory across SQLite's C boundary: the text and bytes
+/// of columns and values, the bytes of bound text and blobs, the tail SQLite leaves after preparing a
 /// statement, and the C strings it allocates for answers and error messages. Everything else in the layer hands SQLite Swift strings and arrays
 /// through the compiler's bridging and gets Swift values back from here.
 ///
@@ -15,36 +15,6 @@ import Foundation
 /// documents) or is an offset inside the string that was handed over; a NULL pointer with a nonzero
 /// length (SQLite out of memory) is returned as nil, never read.
 enum SQLiteMemory {
-    // MARK: Swift text, byte for byte
-
-    /// Whether two strings hold the same UTF-8 bytes (where `==` compares them by canonical
-    /// equivalence). The standard library lends each string's bytes in place for the closure only.
-    static func sameUTF8(_ left: String, _ right: String) -> Bool {
-        guard left.utf8.count == right.utf8.count else { return false }
-        let same = left.utf8.withContiguousStorageIfAvailable { leftBytes in
-            right.utf8.withContiguousStorageIfAvailable { rightBytes in
-                guard let leftStart = leftBytes.baseAddress, let rightStart = rightBytes.baseAddress else {
-                    return true
-                }
-                return memcmp(leftStart, rightStart, leftBytes.count) == 0
-            }
-        }
-        return (same ?? nil) ?? left.utf8.elementsEqual(right.utf8)
-    }
-
-    /// Feeds `text`'s UTF-8 bytes, and their count, to `hasher`: equal bytes hash alike.
-    static func hashUTF8(_ text: String, into hasher: inout Hasher) {
-        hasher.combine(text.utf8.count)
-        let hashed: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
-            hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
-        }
-        if hashed == nil {
-            for byte in text.utf8 {
-                hasher.combine(byte)
-            }
-        }
-    }
-
     // MARK: Columns and values
 
     /// The text of column `index` of `statement`'s current row, invalid UTF-8 repaired with U+FFFD;
