@@ -15,8 +15,9 @@ import Foundation
 final class SyncCapture: TransactionParticipant {
     let configuration: SyncConfiguration
     private var recorder: ChangeRecorder?
-    /// The table schemas, checked; emptied when the schema changes.
-    private var schemas: [String: SyncTableSchema] = [:]
+    /// The table schemas, checked, by name as SQLite compares names (ASCII case folded only: "Été" and
+    /// "été" are two tables); emptied when the schema changes.
+    private var schemas: [FoldedIdentifier: SyncTableSchema] = [:]
     /// `PRAGMA schema_version` when the synced tables were last checked.
     private var checkedSchemaVersion: Int64 = -1
     /// The copy's schema version (``SyncState/schemaVersion(on:)``) at that time.
@@ -120,7 +121,7 @@ final class SyncCapture: TransactionParticipant {
 
     /// The schema of the synced table `name`, as the last ``checkSchema(on:)`` found it.
     private func checkedSchema(of name: String, on connection: Connection) throws -> SyncTableSchema {
-        let key = name.lowercased()
+        let key = FoldedIdentifier(name)
         if let schema = schemas[key] {
             return schema
         }
@@ -145,14 +146,14 @@ final class SyncCapture: TransactionParticipant {
         }
         guard case .integer(let version) = version else { return }
         guard version != checkedSchemaVersion else { return }
-        var checked: [String: SyncTableSchema] = [:]
+        var checked: [FoldedIdentifier: SyncTableSchema] = [:]
         for table in configuration.tables {
             do {
                 let schema = try SyncTableSchema(table: table.name, on: connection)
-                if let earlier = schemas[table.name.lowercased()] {
+                if let earlier = schemas[FoldedIdentifier(table.name)] {
                     try Self.checkColumnPositions(schema, earlier: earlier)
                 }
-                checked[table.name.lowercased()] = schema
+                checked[FoldedIdentifier(table.name)] = schema
             } catch SyncError.noSuchTable {
                 // Not created yet (a later migration creates it): nothing to record until then.
             }
@@ -187,12 +188,12 @@ final class SyncCapture: TransactionParticipant {
 
     /// What `recorder` saw, as a changeset of whole rows; the schema was checked.
     private func changeset(
-        of recorder: ChangeRecorder, on connection: Connection, before: [String: SyncTableSchema] = [:]
+        of recorder: ChangeRecorder, on connection: Connection, before: [FoldedIdentifier: SyncTableSchema] = [:]
     ) throws -> [UInt8] {
         try recorder.changeset { name in
             do {
                 let schema = try checkedSchema(of: name, on: connection)
-                let earlier = before[name.lowercased()]
+                let earlier = before[FoldedIdentifier(name)]
                 return ChangeRecorder.Layout(
                     name: schema.name, keyFlags: schema.keyFlags, heldColumns: schema.heldColumns,
                     realColumns: schema.realColumns, requiredDefaults: schema.requiredDefaults,
