@@ -122,7 +122,8 @@ import Testing
         }
         try bulk.update(contentsOf: itemUpdates)
         for i in itemUpdates {
-            try plain.execute("UPDATE items SET parentId = \(i.parentId), code = \(i.code), qty = \(i.qty) WHERE id = \(i.id)")
+            try plain.execute(
+                "UPDATE items SET parentId = \(i.parentId), code = \(i.code), qty = \(i.qty) WHERE id = \(i.id)")
         }
         let parentUpdates = try bulk.fetchAll(Parent.all().order("id")).map { p in
             Parent(id: p.id, name: p.name + "!", score: p.score + 1)

@@ -39,7 +39,10 @@ import Testing
                 "SELECT * FROM items ORDER BY name DESC, slot DESC LIMIT 600 OFFSET 7"
             ),
             (Item.all().reversed().limit(3), "SELECT * FROM items ORDER BY shelf DESC, slot DESC LIMIT 3"),
-            (Item.all().reversed().limit(5, offset: 698), "SELECT * FROM items ORDER BY shelf DESC, slot DESC LIMIT 5 OFFSET 698"),
+            (
+                Item.all().reversed().limit(5, offset: 698),
+                "SELECT * FROM items ORDER BY shelf DESC, slot DESC LIMIT 5 OFFSET 698"
+            ),
             (
                 Item.all().filter("rank > \(2)").order("name").thenOrder("rank DESC").thenOrder("slot").reversed()
                     .limit(-1, offset: 10),

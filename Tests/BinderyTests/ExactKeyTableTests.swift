@@ -30,7 +30,8 @@ import Testing
 
     @Test func findsEachOfManyKeys() throws {
         let conn = try Connection(path: ":memory:")
-        let keys = (0..<5_000).map { SQLiteValue.text("key \($0)") } + (0..<5_000).map { SQLiteValue.integer(Int64($0) * 7) }
+        let keys =
+            (0..<5_000).map { SQLiteValue.text("key \($0)") } + (0..<5_000).map { SQLiteValue.integer(Int64($0) * 7) }
         let table = try #require(ExactKeyTable(keys: keys))
         let probes = [keys[0], keys[4_999], keys[5_000], keys[9_999], "key 5000", .integer(5_000 * 7)]
         #expect(try Self.groups(table, of: probes, on: conn) == [0, 4_999, 5_000, 9_999, nil, nil])

@@ -42,9 +42,12 @@ import Testing
                     PRIMARY KEY (a, b)) WITHOUT ROWID;
                 """)
         try conn.insert(contentsOf: [
-            Word(word: composed, n: 1), Word(word: decomposed, n: 2), Word(word: "Cafe", n: 3), Word(word: "cafe", n: 4),
+            Word(word: composed, n: 1), Word(word: decomposed, n: 2), Word(word: "Cafe", n: 3),
+            Word(word: "cafe", n: 4),
         ])
-        try conn.insert(contentsOf: [Tag(name: "Swift", n: 1), Tag(name: composed, n: 2), Tag(name: "\u{C9}t\u{E9}", n: 3)])
+        try conn.insert(contentsOf: [
+            Tag(name: "Swift", n: 1), Tag(name: composed, n: 2), Tag(name: "\u{C9}t\u{E9}", n: 3),
+        ])
         try conn.insert(contentsOf: [
             Pair(a: composed, b: "X", n: 1), Pair(a: decomposed, b: "x2", n: 2), Pair(a: "A", b: "y", n: 3),
         ])

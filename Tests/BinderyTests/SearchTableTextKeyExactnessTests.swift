@@ -33,7 +33,8 @@ import Testing
             let matched = try conn.fetchAll(Entry.all().matching(pattern, in: "entries_fts", ranked: false))
                 .map { $0.key.utf8.map { String(format: "%02X", $0) }.joined() }.sorted()
             let like = "%" + word + "%"
-            let scanned = try conn.fetchAll(String.self, sql: "SELECT hex(key) FROM entries WHERE body LIKE \(like) ORDER BY 1")
+            let scanned = try conn.fetchAll(
+                String.self, sql: "SELECT hex(key) FROM entries WHERE body LIKE \(like) ORDER BY 1")
             #expect(matched == scanned, "\(word) after \(step)")
         }
         #expect(throws: Never.self, "integrity after \(step)") { try conn.checkIntegrity(searchTable: "entries_fts") }

@@ -24,7 +24,8 @@ import Testing
             let found = try conn.fetchAll(
                 Int64.self, sql: "SELECT rowid FROM t_fts WHERE t_fts MATCH \(pattern.description) ORDER BY rowid")
             let like = "%" + word + "%"
-            #expect(found == (try conn.fetchAll(Int64.self, sql: "SELECT id FROM t WHERE body LIKE \(like) ORDER BY id")))
+            #expect(
+                found == (try conn.fetchAll(Int64.self, sql: "SELECT id FROM t WHERE body LIKE \(like) ORDER BY id")))
         }
         #expect(throws: Never.self) { try conn.checkIntegrity(searchTable: "t_fts") }
     }

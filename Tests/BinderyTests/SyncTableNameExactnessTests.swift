@@ -32,7 +32,9 @@ import Testing
                 CREATE TABLE "\(Self.decomposed)"(k TEXT PRIMARY KEY NOT NULL, d TEXT NOT NULL, e INTEGER NOT NULL,
                     f INTEGER NOT NULL);
                 """,
-            tables: [SyncTable(SyncTodo.self), SyncTable(Self.upper), SyncTable(Self.lower), SyncTable(Self.decomposed)])
+            tables: [
+                SyncTable(SyncTodo.self), SyncTable(Self.upper), SyncTable(Self.lower), SyncTable(Self.decomposed),
+            ])
         let (a, b) = (fixture.copies[0].database, fixture.copies[1].database)
         try await a.write { conn in
             try conn.execute("INSERT INTO \(identifier: Self.upper) VALUES ('u', 'x')")

@@ -12,14 +12,16 @@ import Testing
         try await db.read { conn in
             try conn.fetchAll(
                 String.self,
-                sql: "SELECT hex(id) || ' ' || quote(title) || ' ' || quote(done) || ' ' || quote(rank) FROM todos ORDER BY id"
+                sql:
+                    "SELECT hex(id) || ' ' || quote(title) || ' ' || quote(done) || ' ' || quote(rank) FROM todos ORDER BY id"
             )
         }
     }
 
     private static func seed(_ fixture: SyncFixture) async throws {
         try await fixture.copies[0].database.write { conn in
-            try conn.insert(contentsOf: (1...5).map { SyncTodo(id: "t\($0)", title: "title \($0)", done: false, rank: $0) })
+            try conn.insert(
+                contentsOf: (1...5).map { SyncTodo(id: "t\($0)", title: "title \($0)", done: false, rank: $0) })
         }
         try await fixture.settle()
     }
@@ -93,9 +95,16 @@ import Testing
         try await b.write { conn in try conn.execute("UPDATE todos SET rank = 30 WHERE id = 't3'") }
         try await fixture.settle()
         let rows = try await b.read { conn in
-            try conn.fetchAll(String.self, sql: "SELECT id || ' ' || label || ' ' || rank || ' ' || ifnull(note, '-') FROM todos ORDER BY id")
+            try conn.fetchAll(
+                String.self,
+                sql: "SELECT id || ' ' || label || ' ' || rank || ' ' || ifnull(note, '-') FROM todos ORDER BY id")
         }
         #expect(rows == ["t1 one 1 n", "t2 title 2 2 -", "t3 title 3 30 -", "t4 title 4 4 -", "t5 title 5 5 -"])
-        #expect(try await a.read { conn in try conn.fetchAll(String.self, sql: "SELECT id || ' ' || label || ' ' || rank || ' ' || ifnull(note, '-') FROM todos ORDER BY id") } == rows)
+        #expect(
+            try await a.read { conn in
+                try conn.fetchAll(
+                    String.self,
+                    sql: "SELECT id || ' ' || label || ' ' || rank || ' ' || ifnull(note, '-') FROM todos ORDER BY id")
+            } == rows)
     }
 }
