@@ -113,3 +113,32 @@ import Testing
         #expect(try await Self.rows(b) == first)
     }
 }
+
+/// A row replaced by one whose key differs only by case, on a NOCASE key, in a transaction whose
+/// rows are read again (a statement failed): the other copy ends with the new row only, and no
+/// conflict is logged.
+@Suite struct SyncNocaseKeyRereadTests {
+    @Test func aRowReplacedByAnotherCaseOfItsKeyReachesTheOtherCopy() async throws {
+        let fixture = try await SyncFixture.make(
+            extraSchema: "CREATE TABLE tags(name TEXT PRIMARY KEY NOT NULL COLLATE NOCASE, n INTEGER NOT NULL);",
+            tables: [SyncTable(SyncTodo.self), SyncTable("tags")])
+        let (a, b) = (fixture.copies[0].database, fixture.copies[1].database)
+        try await a.write { conn in try conn.execute("INSERT INTO tags VALUES ('a', 1), ('b', 1)") }
+        try await fixture.settle()
+        try await a.write { conn in
+            try conn.execute("DELETE FROM tags WHERE name = 'a'")
+            try conn.execute("INSERT INTO tags VALUES ('A', 2)")
+            #expect(throws: SQLiteError.self) { try conn.execute("INSERT INTO tags VALUES ('B', 3)") }
+            try conn.execute("UPDATE tags SET name = 'B', n = 4 WHERE name = 'b'")
+        }
+        try await fixture.settle()
+        let rows = { (db: Database) in
+            try await db.read { conn in
+                try conn.fetchAll(String.self, sql: "SELECT name || ' ' || n FROM tags ORDER BY name COLLATE BINARY")
+            }
+        }
+        #expect(try await rows(a) == ["A 2", "B 4"])
+        #expect(try await rows(b) == rows(a))
+        #expect(try await fixture.copies[1].conflicts().isEmpty)
+    }
+}
