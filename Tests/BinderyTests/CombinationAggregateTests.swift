@@ -20,7 +20,7 @@ import Testing
             .having(Author.reviews.count >= 2)
         #expect(throws: AssociationError.self) { try conn.fetchAll(request) }
         #expect(throws: AssociationError.self) { try conn.fetchCount(request) }
-        #expect(throws: AssociationError.self) { try conn.deleteAll(request) }
+        #expect(throws: RequestError.groupedRowsNotWritable(operation: "deleteAll")) { try conn.deleteAll(request) }
         #expect(try conn.fetchCount(Author.all()) == 4)
         // Not grouped: each joined row is tested on its own, and counted as fetched.
         let perRow = Author.all().joining(required: Author.books).having(Author.reviews.count >= 2)

@@ -108,11 +108,16 @@ extension Connection {
     /// ```swift
     /// try conn.deleteAll(Order.all().filter("ShippedDate IS NULL"))
     /// ```
+    ///
+    /// A request that groups its rows (`group`, a `having` of ``SQL``, an aggregate in its selection)
+    /// throws ``RequestError/groupedRowsNotWritable(operation:)``, and one for the distinct values of
+    /// a selection cut by a `limit` or an `offset` throws ``RequestError/distinctValuesNotWritable(operation:)``:
+    /// the rows they give are not rows of the table. Nothing is written then.
     @discardableResult
     public func deleteAll<R: Record>(_ request: QueryRequest<R>) throws -> Int {
         let request = try resolvingKeyFilters(request)
         var sql = SQL(text: "DELETE FROM " + request.baseTable)
-        if let condition = try request.writeCondition(requestSchema) {
+        if let condition = try request.writeCondition(requestSchema, operation: "deleteAll") {
             sql += " WHERE " + condition
         }
         try execute(sql)
@@ -125,6 +130,11 @@ extension Connection {
     /// ```swift
     /// try conn.updateAll(Order.all().filter("ShipCountry = \("UK")"), set: "Freight = \(0)", "ShipVia = \(1)")
     /// ```
+    ///
+    /// A request that groups its rows (`group`, a `having` of ``SQL``, an aggregate in its selection)
+    /// throws ``RequestError/groupedRowsNotWritable(operation:)``, and one for the distinct values of
+    /// a selection cut by a `limit` or an `offset` throws ``RequestError/distinctValuesNotWritable(operation:)``:
+    /// the rows they give are not rows of the table. Nothing is written then.
     @discardableResult
     public func updateAll<R: Record>(_ request: QueryRequest<R>, set assignments: SQL...) throws -> Int {
         try updateAll(request, assignments)
@@ -140,7 +150,7 @@ extension Connection {
         guard !assignments.isEmpty else { return 0 }
         let request = try resolvingKeyFilters(request)
         var sql = SQL(text: "UPDATE " + request.baseTable + " SET ") + QueryRequest<R>.list(assignments)
-        if let condition = try request.writeCondition(requestSchema) {
+        if let condition = try request.writeCondition(requestSchema, operation: "updateAll") {
             sql += " WHERE " + condition
         }
         try execute(sql)

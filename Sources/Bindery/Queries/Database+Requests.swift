@@ -54,6 +54,11 @@ extension Database {
     }
 
     /// Deletes the rows of `request` and returns how many were deleted.
+    ///
+    /// A request that groups its rows (`group`, a `having` of ``SQL``, an aggregate in its selection)
+    /// throws ``RequestError/groupedRowsNotWritable(operation:)``, and one for the distinct values of
+    /// a selection cut by a `limit` or an `offset` throws ``RequestError/distinctValuesNotWritable(operation:)``:
+    /// the rows they give are not rows of the table. Nothing is written then.
     @discardableResult
     public nonisolated func deleteAll<R: Record>(_ request: QueryRequest<R>) async throws -> Int {
         try await write { conn in try conn.deleteAll(request) }
@@ -64,6 +69,11 @@ extension Database {
     /// ```swift
     /// try await db.updateAll(Order.all().filter("ShipCountry = \("UK")"), set: "Freight = \(0)")
     /// ```
+    ///
+    /// A request that groups its rows (`group`, a `having` of ``SQL``, an aggregate in its selection)
+    /// throws ``RequestError/groupedRowsNotWritable(operation:)``, and one for the distinct values of
+    /// a selection cut by a `limit` or an `offset` throws ``RequestError/distinctValuesNotWritable(operation:)``:
+    /// the rows they give are not rows of the table. Nothing is written then.
     @discardableResult
     public nonisolated func updateAll<R: Record>(_ request: QueryRequest<R>, set assignments: SQL...) async throws
         -> Int

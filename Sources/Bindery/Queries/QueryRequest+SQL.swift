@@ -87,9 +87,19 @@ extension QueryRequest {
     }
 
     /// The condition of a DELETE or UPDATE of the request's rows: its filters, or, for a request that
-    /// joins, groups or limits, its rows' primary keys (`WHERE ("a", "b") IN (SELECT …)`).
-    func writeCondition(_ resolve: KeyResolver) throws -> SQL? {
+    /// joins, selects or limits, its rows' primary keys (`WHERE ("a", "b") IN (SELECT …)`).
+    ///
+    /// Throws ``RequestError/groupedRowsNotWritable(operation:)`` for a request that aggregates its
+    /// rows, and ``RequestError/distinctValuesNotWritable(operation:)`` for distinct values of a
+    /// selection cut by a limit or an offset: the rows such a request gives are not rows of its table.
+    func writeCondition(_ resolve: KeyResolver, operation: String) throws -> SQL? {
         try checkKeys()
+        if aggregatesRows {
+            throw RequestError.groupedRowsNotWritable(operation: operation)
+        }
+        if isDistinct && selection != nil && (limitCount != nil || offsetCount != nil) {
+            throw RequestError.distinctValuesNotWritable(operation: operation)
+        }
         if selectsPlainRows {
             let all = try allConditions(resolve)
             return all.isEmpty ? nil : Self.conjunction(all)

@@ -9,12 +9,13 @@ extension Connection {
     ///   trigger does not see).
     func uniqueKeys(of table: String, searchTable: String) throws -> [SearchUniqueKey] {
         var ordinary: [String] = []
-        var generated: Set<String> = []
+        // Named as SQLite names columns (ASCII case folded only): "É" and "é" are two columns.
+        var generated: Set<FoldedIdentifier> = []
         for column in try rows("SELECT name, hidden FROM pragma_table_xinfo(?)", arguments: [.text(table)]) {
             let name: String = try column["name"]
             switch try column["hidden"] as Int64 {
             case 0: ordinary.append(name)
-            case 2, 3: generated.insert(name.lowercased())
+            case 2, 3: generated.insert(FoldedIdentifier(name))
             default: break
             }
         }
@@ -37,7 +38,7 @@ extension Connection {
                 guard try part["key"] as Int64 == 1 else { continue }
                 parts.append((try part["name"], try part["coll"]))
             }
-            if parts.contains(where: { $0.column.map { generated.contains($0.lowercased()) } ?? false }) {
+            if parts.contains(where: { $0.column.map { generated.contains(FoldedIdentifier($0)) } ?? false }) {
                 throw refuse("it indexes a generated column, whose value a BEFORE trigger does not see")
             }
             let partial = try index["partial"] as Int64 == 1

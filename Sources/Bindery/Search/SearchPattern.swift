@@ -152,13 +152,15 @@ public struct SearchPattern: Sendable, Hashable, CustomStringConvertible {
         raw.isEmpty ? nil : SearchPattern(raw: raw)
     }
 
-    /// The first ``maximumTermCount`` terms (the first occurrence of each, when `distinct`), each cut
-    /// to ``maximumTermLength`` scalars.
+    /// The first ``maximumTermCount`` terms (the first occurrence of each, when `distinct`: the same
+    /// bytes, not merely canonically equivalent text), each cut to ``maximumTermLength`` scalars.
     static func bounded(_ terms: [String], distinct: Bool) -> [(text: String, isCut: Bool)] {
-        var seen: Set<String> = []
+        // Compared by their bytes, as FTS5 compares tokens: Swift's `String` equality would make one
+        // term of "café" composed and decomposed, two words to a tokenizer that keeps diacritics.
+        var seen: Set<[UInt8]> = []
         var result: [(text: String, isCut: Bool)] = []
         for term in terms where result.count < maximumTermCount {
-            if distinct, !seen.insert(term).inserted { continue }
+            if distinct, !seen.insert(Array(term.utf8)).inserted { continue }
             let scalars = term.unicodeScalars
             guard scalars.count > maximumTermLength else {
                 result.append((term, false))

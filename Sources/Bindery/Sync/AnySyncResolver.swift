@@ -45,11 +45,12 @@ struct AnySyncResolver: Sendable {
             case .delete: return .delete
             case .merged(let record):
                 // The merged record must be the conflict's row: another key would write another row.
-                let keyColumns = zip(versions.columns, versions.primaryKey).filter(\.1).map { $0.0.lowercased() }
-                let expected = Dictionary(uniqueKeysWithValues: zip(keyColumns, versions.key))
+                // Columns named as SQLite names them (ASCII case folded only): "É" and "é" are two.
+                let keyColumns = zip(versions.columns, versions.primaryKey).filter(\.1).map { FoldedIdentifier($0.0) }
+                let expected = Dictionary(zip(keyColumns, versions.key), uniquingKeysWith: { a, _ in a })
                 let values = try connection.primaryKeyValues(of: record)
                 let given = Dictionary(
-                    T.primaryKey.map { $0.lowercased() }.enumerated().map { ($1, values[$0]) },
+                    T.primaryKey.map(FoldedIdentifier.init).enumerated().map { ($1, values[$0]) },
                     uniquingKeysWith: { a, _ in a })
                 guard given == expected else {
                     throw SyncError.cannotApply(

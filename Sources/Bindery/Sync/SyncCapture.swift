@@ -15,8 +15,9 @@ import Foundation
 final class SyncCapture: TransactionParticipant {
     let configuration: SyncConfiguration
     private var recorder: ChangeRecorder?
-    /// The table schemas, checked; emptied when the schema changes.
-    private var schemas: [String: SyncTableSchema] = [:]
+    /// The table schemas, checked, by name as SQLite compares names (ASCII case folded only: "Été" and
+    /// "été" are two tables); emptied when the schema changes.
+    private var schemas: [FoldedIdentifier: SyncTableSchema] = [:]
     /// `PRAGMA schema_version` when the synced tables were last checked.
     private var checkedSchemaVersion: Int64 = -1
     /// The copy's schema version (``SyncState/schemaVersion(on:)``) at that time.
@@ -120,7 +121,7 @@ final class SyncCapture: TransactionParticipant {
 
     /// The schema of the synced table `name`, as the last ``checkSchema(on:)`` found it.
     private func checkedSchema(of name: String, on connection: Connection) throws -> SyncTableSchema {
-        let key = name.lowercased()
+        let key = FoldedIdentifier(name)
         if let schema = schemas[key] {
             return schema
         }
@@ -137,35 +138,62 @@ final class SyncCapture: TransactionParticipant {
 
     /// Checks every synced table again when the schema changed since the last check: a synced table
     /// without a safe key (or, once it exists, without a key at all, whose changes the session would
-    /// silently skip) throws.
+    /// silently skip) throws, and so does one whose columns moved or went (see
+    /// ``checkColumnPositions(_:earlier:)``).
     func checkSchema(on connection: Connection) throws {
         let version = try connection.withStatement("PRAGMA schema_version") { statement in
             try statement.step() ? try statement.value(at: 0) : .null
         }
         guard case .integer(let version) = version else { return }
         guard version != checkedSchemaVersion else { return }
-        schemas.removeAll()
+        var checked: [FoldedIdentifier: SyncTableSchema] = [:]
         for table in configuration.tables {
             do {
-                schemas[table.name.lowercased()] = try SyncTableSchema(table: table.name, on: connection)
+                let schema = try SyncTableSchema(table: table.name, on: connection)
+                if let earlier = schemas[FoldedIdentifier(table.name)] {
+                    try Self.checkColumnPositions(schema, earlier: earlier)
+                }
+                checked[FoldedIdentifier(table.name)] = schema
             } catch SyncError.noSuchTable {
                 // Not created yet (a later migration creates it): nothing to record until then.
             }
         }
+        schemas = checked
         copySchemaVersion = try SyncState.schemaVersion(on: connection)
         checkedSchemaVersion = version
+    }
+
+    /// Throws ``SyncError/unsupportedColumn(table:column:reason:)`` when a column of `earlier` is no
+    /// longer at its position in `schema` (moved, or dropped) and is not merely renamed there: a
+    /// changeset holds a row's values by position, so the changesets of a copy that has not made the
+    /// same change (or made before it) would write each value into another column. Columns added at
+    /// the end, and columns renamed in place, keep every position.
+    static func checkColumnPositions(_ schema: SyncTableSchema, earlier: SyncTableSchema) throws {
+        let now = schema.columns.map(FoldedIdentifier.init)
+        let before = earlier.columns.map(FoldedIdentifier.init)
+        for (position, column) in before.enumerated() {
+            if position < now.count, now[position] == column { continue }
+            // Renamed in place: the old name is gone and the new one is new.
+            if position < now.count, !now.contains(column), !before.contains(now[position]) { continue }
+            let change = now.contains(column) ? "moved" : "was dropped"
+            throw SyncError.unsupportedColumn(
+                table: schema.name, column: earlier.columns[position],
+                reason: "it \(change), and changesets hold a row's values by position: a copy on the earlier "
+                    + "schema would write each value of the columns after it into another column; add columns "
+                    + "at the end of a synced table only, and keep those it has where they are")
+        }
     }
 
     // MARK: Recording
 
     /// What `recorder` saw, as a changeset of whole rows; the schema was checked.
     private func changeset(
-        of recorder: ChangeRecorder, on connection: Connection, before: [String: SyncTableSchema] = [:]
+        of recorder: ChangeRecorder, on connection: Connection, before: [FoldedIdentifier: SyncTableSchema] = [:]
     ) throws -> [UInt8] {
         try recorder.changeset { name in
             do {
                 let schema = try checkedSchema(of: name, on: connection)
-                let earlier = before[name.lowercased()]
+                let earlier = before[FoldedIdentifier(name)]
                 return ChangeRecorder.Layout(
                     name: schema.name, keyFlags: schema.keyFlags, heldColumns: schema.heldColumns,
                     realColumns: schema.realColumns, requiredDefaults: schema.requiredDefaults,

@@ -26,7 +26,7 @@ public struct SyncConfiguration: Sendable, DatabaseWriterExtension {
 
     /// The table named `name` (compared as SQLite compares names, ASCII case folded).
     func table(named name: String) -> SyncTable? {
-        tables.first { $0.name.lowercased() == name.lowercased() }
+        tables.first { FoldedIdentifier.same($0.name, name) }
     }
 
     func install(on writer: Connection) throws {
