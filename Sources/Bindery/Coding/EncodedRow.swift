@@ -26,6 +26,10 @@ final class EncodedRow {
         var generation: UInt64 = 1
         /// The coding key of each slot; in a buffer so that comparing one retains nothing.
         var keys: FixedBuffer<String>
+        /// Whether two learned keys are equal as `String`s but differ in their bytes (Unicode
+        /// normalization: "é" composed and decomposed), so that a predicted key must be confirmed byte
+        /// for byte too.
+        var hasEquivalentKeys = false
         var columns: [String] = []
         /// The statement values are bound to as they are encoded, or nil.
         var target: OpaquePointer?
@@ -188,7 +192,9 @@ final class EncodedRow {
     @inline(__always)
     func slot(forKey key: String) -> Int {
         let cursor = storage.value.cursor
-        if cursor < storage.value.count && storage.value.keys[cursor] == key {
+        if cursor < storage.value.count && storage.value.keys[cursor] == key
+            && (!storage.value.hasEquivalentKeys || storage.value.keys[cursor].utf8.elementsEqual(key.utf8))
+        {
             return cursor
         }
         return lookUpSlot(key)
@@ -197,19 +203,23 @@ final class EncodedRow {
     /// The slot of the coding key `key` when it is not the predicted one, learned on first sight.
     @inline(never)
     private func lookUpSlot(_ key: String) -> Int {
-        for slot in 0..<storage.value.count where storage.value.keys[slot] == key {
-            return slot
-        }
-        return addSlot(key)
+        existingSlot(forKey: key) ?? addSlot(key)
     }
 
-    /// The slot learned for the coding key `key`, or nil when none was (nothing is learned).
+    /// The slot learned for the coding key `key`, or nil when none was (nothing is learned). Keys are
+    /// told apart by their bytes, as SQLite tells column names apart: two keys that `String` equality
+    /// calls equal (Unicode normalization) are two columns.
     func existingSlot(forKey key: String) -> Int? {
-        (0..<storage.value.count).first { storage.value.keys[$0] == key }
+        (0..<storage.value.count).first {
+            storage.value.keys[$0] == key && storage.value.keys[$0].utf8.elementsEqual(key.utf8)
+        }
     }
 
     private func addSlot(_ key: String) -> Int {
         let count = storage.value.count
+        if (0..<count).contains(where: { storage.value.keys[$0] == key }) {
+            storage.value.hasEquivalentKeys = true
+        }
         if count == storage.value.slots.count {
             storage.value.slots = storage.value.slots.grown(to: count * 2, filling: Slot())
             storage.value.keys = storage.value.keys.grown(to: count * 2, filling: "")

@@ -11,30 +11,43 @@ extension RowDecoder {
     @inline(__always)
     func column(for key: String) -> Int32 {
         let position = order.value.position
-        if position < order.value.keys.count && order.value.keys[position] == key {
+        if position < order.value.keys.count && order.value.keys[position] == key
+            && (!order.value.hasEquivalentKeys || order.value.keys[position].utf8.elementsEqual(key.utf8))
+        {
             order.value.position = position + 1
             return order.value.columns[position]
         }
         return slowColumn(for: key)
     }
 
+    /// Keys are told apart by their bytes, as SQLite tells column names apart: ``lookup`` holds the
+    /// first of two keys that `String` equality calls equal, and the other is found among ``KeyOrder/keys``.
     private func slowColumn(for key: String) -> Int32 {
         if let known = lookup[key] {
-            order.value.position = known.position + 1
-            return known.column
+            if order.value.keys[known.position].utf8.elementsEqual(key.utf8) {
+                order.value.position = known.position + 1
+                return known.column
+            }
+            if let position = order.value.keys.firstIndex(where: { $0.utf8.elementsEqual(key.utf8) }) {
+                order.value.position = position + 1
+                return order.value.columns[position]
+            }
+            order.value.hasEquivalentKeys = true
         }
         let column = columnIndex(forKey: key)
         order.value.keys.append(key)
         order.value.columns.append(column)
         let position = order.value.keys.count - 1
-        lookup[key] = (column, position)
+        if lookup[key] == nil {
+            lookup[key] = (column, position)
+        }
         order.value.position = position + 1
         return column
     }
 
     /// The columns that the keys looked up so far read (each once, whatever the number of keys).
     var columnsRead: Set<Int32> {
-        Set(lookup.values.lazy.map(\.column).filter { $0 >= 0 })
+        Set(order.value.columns.lazy.filter { $0 >= 0 })
     }
 
     /// What ``column(for:)`` returns for a key that matches no column.

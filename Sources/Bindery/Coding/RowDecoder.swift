@@ -43,6 +43,9 @@ final class RowDecoder: Decoder {
         var container = ContainerSlot<DecodingContainers>()
         var keys: [String] = []
         var columns: [Int32] = []
+        /// Whether two of ``keys`` are equal as `String`s but differ in their bytes (Unicode
+        /// normalization), so that a predicted key must be confirmed byte for byte too.
+        var hasEquivalentKeys = false
     }
     let order: FixedBox<KeyOrder>
     /// The decoder's counters (see ``RowGenerations``): ``RowGenerations/row`` is odd while a row is
