@@ -13,17 +13,15 @@ import Foundation
 ///
 /// A writer is only valid during the `encodeColumns(to:)` call it is passed to: one kept and used later throws.
 public struct ColumnWriter {
-    private let core: RowEncoderCore
-    /// The core's row. Held by the writer itself (not reached through ``core``), so that writing a value
-    /// reads it from the writer the call is made on, with no retain and no release.
+    /// The encoder's row, the one reference the writer holds (the value conversions are reached through
+    /// it): making a writer for each record retains and releases it once.
     private let row: EncodedRow
     /// The `encodeColumns(to:)` call the writer was made for (see ``EncodedRow/endWriter()``).
     private let generation: UInt64
 
-    init(core: RowEncoderCore) {
-        self.core = core
-        self.row = core.row
-        self.generation = core.row.writerGeneration
+    init(row: EncodedRow) {
+        self.row = row
+        self.generation = row.writerGeneration
     }
 
     /// Stores `value` for `key`.
@@ -83,12 +81,12 @@ public struct ColumnWriter {
 
     /// Stores an INTEGER; a value above `Int64.max` throws `EncodingError.invalidValue`.
     public mutating func encode(_ value: UInt, forKey key: String) throws {
-        try set(try core.values.encode(UInt64(value), codingPath: [IndexKey(key)]), forKey: key)
+        try set(try row.conversions.encode(UInt64(value), codingPath: [IndexKey(key)]), forKey: key)
     }
 
     /// Stores an INTEGER; a value above `Int64.max` throws `EncodingError.invalidValue`.
     public mutating func encode(_ value: UInt64, forKey key: String) throws {
-        try set(try core.values.encode(value, codingPath: [IndexKey(key)]), forKey: key)
+        try set(try row.conversions.encode(value, codingPath: [IndexKey(key)]), forKey: key)
     }
 
     /// Stores an INTEGER.
@@ -113,12 +111,12 @@ public struct ColumnWriter {
 
     /// Stores a REAL; NaN throws `EncodingError.invalidValue`.
     public mutating func encode(_ value: Double, forKey key: String) throws {
-        try set(try core.values.encode(value, codingPath: [IndexKey(key)]), forKey: key)
+        try set(try row.conversions.encode(value, codingPath: [IndexKey(key)]), forKey: key)
     }
 
     /// Stores a REAL; NaN throws `EncodingError.invalidValue`.
     public mutating func encode(_ value: Float, forKey key: String) throws {
-        try set(try core.values.encode(Double(value), codingPath: [IndexKey(key)]), forKey: key)
+        try set(try row.conversions.encode(Double(value), codingPath: [IndexKey(key)]), forKey: key)
     }
 
     /// Stores TEXT.
@@ -130,7 +128,7 @@ public struct ColumnWriter {
     /// `Decimal` per the options, `Data` as a BLOB, a raw-value enum as its raw value, a nested value as
     /// JSON text.
     public mutating func encode<T: Encodable>(_ value: T, forKey key: String) throws {
-        try set(try core.values.encode(value, codingPath: [IndexKey(key)]), forKey: key)
+        try set(try row.conversions.encode(value, codingPath: [IndexKey(key)]), forKey: key)
     }
 
     /// Stores `value`, or NULL when it is nil (as `encode(to:)` does for an optional property).

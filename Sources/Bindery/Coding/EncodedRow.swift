@@ -66,9 +66,12 @@ final class EncodedRow {
     /// The row's state; the row owns it and its two buffers, and frees them in its `deinit`.
     private let storage: FixedBox<Storage>
     private let options: CodingOptions
+    /// The conversions of the encoder that owns the row, for ``ColumnWriter``.
+    let conversions: ValueEncoder
 
-    init(options: CodingOptions) {
+    init(options: CodingOptions, values: ValueEncoder) {
         self.options = options
+        self.conversions = values
         let capacity = 16
         storage = .allocate(
             Storage(

@@ -79,8 +79,9 @@ final class RowEncoderCore: Encoder {
     static let rowsToVerify = 8
 
     init(options: CodingOptions) {
-        self.row = EncodedRow(options: options)
-        self.values = ValueEncoder(options: options)
+        let values = ValueEncoder(options: options)
+        self.row = EncodedRow(options: options, values: values)
+        self.values = values
         self.keptContainer = .allocate(ContainerSlot())
     }
 
@@ -181,7 +182,7 @@ final class RowEncoderCore: Encoder {
     @inline(__always)
     private func encodeColumns<T: Encodable>(_ value: borrowing T, _ type: any ColumnEncodable.Type) throws {
         row.startRow()
-        var writer = ColumnWriter(core: self)
+        var writer = ColumnWriter(row: row)
         // A writer kept past this call refuses to write (see ColumnWriter).
         defer { row.endWriter() }
         try ExactCast.Place.with(borrowing: value) { try type.encodeColumns(of: $0, to: &writer) }
