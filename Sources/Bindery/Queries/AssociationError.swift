@@ -38,6 +38,11 @@ public enum AssociationError: Error, Sendable, Hashable, CustomStringConvertible
     /// a group, and the annotation `annotation` cannot be aggregated over the group exactly. Annotate
     /// a request without that join (filter with an `EXISTS` subquery instead), or write the SQL.
     case annotationOfGroupedJoin(annotation: String, association: String)
+    /// A parent row of the to-many association `association` holds, in its key column `column`, TEXT
+    /// that is not valid UTF-8: no `String` holds those bytes, and matching the children by a repaired
+    /// key (U+FFFD in place of the invalid bytes) would give a parent other rows' children, or none.
+    /// Store such keys as BLOBs, or fix the text.
+    case invalidKeyText(association: String, column: String)
 
     /// A sentence naming the tables or the association at fault.
     public var description: String {
@@ -72,6 +77,9 @@ public enum AssociationError: Error, Sendable, Hashable, CustomStringConvertible
             return "the request groups its rows and joins the to-many association \"\(association)\", so a row"
                 + " can stand several times in one group and \"\(annotation)\" cannot be aggregated over the group"
                 + " exactly: annotate a request without that join (filter with an EXISTS subquery instead)"
+        case .invalidKeyText(let association, let column):
+            return "a parent row of the association \"\(association)\" holds TEXT that is not valid UTF-8 in its key"
+                + " column \"\(column)\": its children cannot be matched to it by that key (store such keys as BLOBs)"
         }
     }
 }

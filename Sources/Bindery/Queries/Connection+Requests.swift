@@ -210,6 +210,22 @@ extension Connection {
         try prefetch(statement.toMany, rowsOf: statement.sql, scopedWidth: trailing.scoped)
     }
 
+    /// The value of a parent row's key column `index` (the table's column `name`), where the to-many
+    /// association at `path` finds its children. TEXT that is not valid UTF-8 throws ``AssociationError/invalidKeyText(association:column:)``:
+    /// read as a `String`, it would be repaired (U+FFFD in place of the invalid bytes), match none of the
+    /// children's keys, and merge with another parent's key repaired the same way.
+    private static func parentKey(_ rows: Statement, at index: Int32, of path: String, column name: String) throws
+        -> SQLiteValue
+    {
+        guard sqlite3_column_type(rows.handle, index) == SQLITE_TEXT else { return try rows.value(at: index) }
+        switch UTF8Text.string(column: index, of: rows.handle) {
+        case .value(let text): return .text(text)
+        case .noBytes: return try rows.value(at: index)
+        case .unreadable:
+            throw AssociationError.invalidKeyText(association: path, column: name)
+        }
+    }
+
     /// The records of each of `steps`, by path, for all the keys that the rows of `sql` hold in the
     /// steps' key columns: the last before the `scopedWidth` columns of included associations.
     func prefetch(
@@ -227,7 +243,11 @@ extension Connection {
                 var column = firstKeyColumn
                 for index in steps.indices {
                     let count = steps[index].keys.origin.count
-                    let key = try (0..<Int32(count)).map { try rows.value(at: column + $0) }
+                    let key = try (0..<count).map {
+                        try Self.parentKey(
+                            rows, at: column + Int32($0), of: steps[index].step.path,
+                            column: steps[index].keys.origin[$0])
+                    }
                     column += Int32(count)
                     // A NULL key matches no row.
                     if !key.contains(where: \.isNull) {
