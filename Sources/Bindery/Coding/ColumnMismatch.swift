@@ -7,17 +7,18 @@ struct ColumnMismatch {
     let description: String
 
     /// The first difference between `expected` (from Codable) and `written` (by hand), both in slot
-    /// order; nil when they agree.
+    /// order; nil when they agree. Columns are matched by their names' bytes, as the row encoder tells
+    /// them apart (two names differing only by Unicode normalization are two columns).
     init?(expected: [(column: String, value: SQLiteValue)], written: [(column: String, value: SQLiteValue)]) {
-        let writtenColumns = Set(written.map(\.column))
-        if let missing = expected.first(where: { !writtenColumns.contains($0.column) }) {
+        let writtenColumns = Set(written.map { ExactText($0.column) })
+        if let missing = expected.first(where: { !writtenColumns.contains(ExactText($0.column)) }) {
             column = missing.column
             description = "column \"\(missing.column)\" is left out"
             return
         }
-        let expectedValues = Dictionary(expected.map { ($0.column, $0.value) }, uniquingKeysWith: { $1 })
+        let expectedValues = Dictionary(expected.map { (ExactText($0.column), $0.value) }, uniquingKeysWith: { $1 })
         for (name, value) in written {
-            guard let wanted = expectedValues[name] else {
+            guard let wanted = expectedValues[ExactText(name)] else {
                 column = name
                 description = "column \"\(name)\" is extra"
                 return

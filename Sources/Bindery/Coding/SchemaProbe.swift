@@ -24,7 +24,7 @@ final class SchemaProbe {
         var swiftType: Any.Type = Never.self
 
         static func == (lhs: Column, rhs: Column) -> Bool {
-            lhs.name == rhs.name && lhs.type == rhs.type && lhs.notNull == rhs.notNull
+            ExactText.same(lhs.name, rhs.name) && lhs.type == rhs.type && lhs.notNull == rhs.notNull
                 && ObjectIdentifier(lhs.swiftType) == ObjectIdentifier(rhs.swiftType)
         }
     }
@@ -84,21 +84,23 @@ final class SchemaProbe {
         return probe.columns
     }
 
-    private var nullableKeys: Set<String> = []
+    /// The keys asked whether they are NULL, as ``ExactText``: keys, like columns, are told apart by
+    /// their bytes (two keys differing only by Unicode normalization are two columns).
+    private var nullableKeys: Set<ExactText> = []
 
-    /// Records a column (the first time its key is seen).
+    /// Records a column (the first time its key is seen; names compared by their bytes).
     func record(key: any CodingKey, type: String, notNull: Bool, swiftType: Any.Type) {
         let name = options.columnName(forKey: key.stringValue)
-        guard !columns.contains(where: { $0.name == name }) else { return }
+        guard !columns.contains(where: { ExactText.same($0.name, name) }) else { return }
         columns.append(
             Column(
-                name: name, type: type, notNull: notNull && !nullableKeys.contains(key.stringValue),
+                name: name, type: type, notNull: notNull && !nullableKeys.contains(ExactText(key.stringValue)),
                 swiftType: swiftType))
     }
 
     /// Notes that the type asked whether `key` is NULL: its column is nullable.
     func markNullable(_ key: any CodingKey) {
-        nullableKeys.insert(key.stringValue)
+        nullableKeys.insert(ExactText(key.stringValue))
     }
 
     /// The SQL type that stores a `Date` under the date strategy.

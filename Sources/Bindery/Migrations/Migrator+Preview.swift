@@ -32,7 +32,8 @@ extension Migrator {
             try conn.transaction(.immediate) { conn in
                 let applied = try appliedIdentifiers(in: conn)
                 try checkKnown(applied)
-                for migration in migrations where !applied.contains(migration.identifier) {
+                let appliedBytes = Set(applied.map(Self.bytes))
+                for migration in migrations where !appliedBytes.contains(Self.bytes(migration.identifier)) {
                     log.statements = []
                     do {
                         try migration.body(conn)

@@ -45,10 +45,10 @@ extension Migrator {
                     throw MigrationError.foreignKeyViolations(violations)
                 }
                 let base = TableSync.ledgerPrefix + sync.table + ": " + actions.joined(separator: ", ")
-                let applied = Set(try ledger.appliedIdentifiers())
+                let applied = Set(try ledger.appliedIdentifiers().map(Self.bytes))
                 var identifier = base
                 var count = 1
-                while applied.contains(identifier) {
+                while applied.contains(Self.bytes(identifier)) {
                     count += 1
                     identifier = base + " (\(count))"
                 }

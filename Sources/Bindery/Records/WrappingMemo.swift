@@ -7,14 +7,15 @@
 /// texts (about 1,400 instructions a call, measured with callgrind), and the statement cache then
 /// finds the statement by the identity of its text's storage, without comparing the text byte by
 /// byte. The whole text depends on nothing but the prefix, the condition's text and the suffix, and
-/// the memo compares the condition's text in full, so it never gives another statement's text.
+/// the memo compares the condition's text in full, by its bytes (a condition respelt in another
+/// Unicode normalization is another statement to SQLite), so it never gives another statement's text.
 struct WrappingMemo {
     /// The text before the condition.
     let prefix: String
     /// The text after the condition.
     let suffix: String
     /// The condition's text of the last call, and the whole text built for it; nil before the first.
-    private var last: (condition: String, whole: String)?
+    private var last: (condition: String, isASCII: Bool, whole: String)?
 
     init(prefix: String, suffix: String = "") {
         self.prefix = prefix
@@ -24,11 +25,11 @@ struct WrappingMemo {
     /// The text of `condition` with the prefix before it and the suffix after it: the statement to
     /// run, with `condition`'s values bound in order (the prefix and suffix have none).
     mutating func text(around condition: SQL) -> String {
-        if let last, last.condition == condition.text {
+        if let last, ExactText.same(last.condition, knownIsASCII: last.isASCII, condition.text) {
             return last.whole
         }
         let whole = prefix + condition.text + suffix
-        last = (condition.text, whole)
+        last = (condition.text, ExactText.isASCII(condition.text), whole)
         return whole
     }
 }

@@ -18,7 +18,9 @@ extension Connection {
     }
 
     /// Runs one statement with named arguments for `:name`, `@name` or `$name` parameters; keys may
-    /// be written with or without the prefix. A missing or unknown name throws before anything runs.
+    /// be written with or without the prefix, and are matched to the names by their bytes, as SQLite
+    /// matches them (`:café` composed and decomposed are two parameters). A missing or unknown name
+    /// throws before anything runs.
     public func execute(_ sql: String, arguments: [String: SQLiteValue]) throws {
         try withStatement(sql) { statement in
             try statement.bind(namedArguments: arguments)

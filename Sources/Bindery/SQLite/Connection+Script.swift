@@ -79,7 +79,9 @@ extension Connection {
 
     /// Throws when a transaction-control statement run inside a transaction scope (alone, or in a
     /// script when `inScript`) could end the scope's transaction or release the scope's savepoint:
-    /// `savepoints` are those the scope's statements opened (``scopeSavepoints``).
+    /// `savepoints` are those the scope's statements opened (``scopeSavepoints``). Names, folded to
+    /// ASCII lower case, are compared by their bytes, as SQLite compares them: "café" composed and
+    /// decomposed are two savepoints.
     static func checkControl(
         _ control: TransactionControl, sql: String, savepoints: [String], inScript: Bool
     ) throws {
@@ -89,7 +91,7 @@ extension Connection {
             reason = "would commit part of the transaction: the scope commits when its body returns"
         case .rollback:
             reason = "would end the transaction under the scope: throw an error from the body to roll it back"
-        case .release(let name) where !savepoints.contains(name):
+        case .release(let name) where !savepoints.contains(where: { ExactText.same($0, name) }):
             reason =
                 "releases a savepoint not opened inside the scope, which could be the scope's own (or hold it) "
                 + "and commit part of the transaction; only savepoints opened inside the scope may be released"
@@ -111,12 +113,13 @@ extension Connection {
         case .savepoint(let name):
             savepoints.append(name)
         case .release(let name):
-            if let index = savepoints.lastIndex(of: name) {
+            if let index = savepoints.lastIndex(where: { ExactText.same($0, name) }) {
                 savepoints.removeSubrange(index...)
             }
         case .rollbackTo(let name):
             // Rolling back to a savepoint opened before the script cancels every one the script opened.
-            savepoints.removeSubrange((savepoints.lastIndex(of: name).map { $0 + 1 } ?? 0)...)
+            savepoints.removeSubrange(
+                (savepoints.lastIndex(where: { ExactText.same($0, name) }).map { $0 + 1 } ?? 0)...)
         case .none, .begin, .commit, .rollback:
             break
         }

@@ -61,8 +61,10 @@ final class RowColumns: Sendable, Hashable {
             + "alias the columns or select only one"
     }
 
+    /// The same names, by their bytes (two columns whose names differ only by Unicode normalization
+    /// are two columns to SQLite).
     static func == (lhs: RowColumns, rhs: RowColumns) -> Bool {
-        lhs === rhs || lhs.names == rhs.names
+        lhs === rhs || lhs.names.elementsEqual(rhs.names, by: ExactText.same)
     }
 
     func hash(into hasher: inout Hasher) {

@@ -91,31 +91,41 @@ extension Statement {
 
     /// Binds named arguments; each key may be written with or without its prefix (`name` or `:name`).
     /// Every parameter must be named and given, and every key must name a parameter.
+    ///
+    /// Keys are matched to parameter names by their UTF-8 bytes, as SQLite tells parameters apart:
+    /// `:café` written composed and decomposed are two parameters, and a key spelt one way does not
+    /// bind the other (Swift's `String` equality would hold them equal).
     func bind(namedArguments arguments: [String: SQLiteValue]) throws {
         guard status.isClear else {
             throw status.error(sql: sql)
         }
-        var used = Set<String>()
+        var keys: [[UInt8]: String] = [:]
+        for key in arguments.keys {
+            keys[Array(key.utf8)] = key
+        }
+        var used = Set<[UInt8]>()
         for index in 1...max(parameterCount, 1) where index <= parameterCount {
             guard let name = parameterName(at: index) else {
                 throw SQLiteError(
                     code: .range, message: "parameter \(index) is positional; named arguments need named parameters",
                     sql: sql)
             }
-            let bare = String(name.dropFirst())
-            let key: String
-            if arguments[name] != nil {
-                key = name
-            } else if arguments[bare] != nil {
-                key = bare
+            let spelt = Array(name.utf8)
+            // The prefix (`:`, `@` or `$`) is one ASCII byte.
+            let bare = Array(spelt.dropFirst())
+            let bytes: [UInt8]
+            if keys[spelt] != nil {
+                bytes = spelt
+            } else if keys[bare] != nil {
+                bytes = bare
             } else {
                 throw SQLiteError(code: .range, message: "no argument given for parameter \(name)", sql: sql)
             }
-            used.insert(key)
+            used.insert(bytes)
             // Checked above: the key is present.
-            try bind(arguments[key] ?? .null, at: index)
+            try bind(keys[bytes].flatMap { arguments[$0] } ?? .null, at: index)
         }
-        let unknown = Set(arguments.keys).subtracting(used)
+        let unknown = keys.filter { !used.contains($0.key) }.map(\.value)
         if !unknown.isEmpty {
             throw SQLiteError(
                 code: .range, message: "no parameter named \(unknown.sorted().joined(separator: ", "))", sql: sql)

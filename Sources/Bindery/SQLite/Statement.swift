@@ -12,6 +12,8 @@ final class Statement {
     let database: OpaquePointer
     /// The SQL text the statement was prepared from.
     let sql: String
+    /// Whether ``sql`` is ASCII, for ``ExactText/same(_:knownIsASCII:_:)``.
+    let sqlIsASCII: Bool
     /// Whether the statement is owned by a statement cache.
     let isCached: Bool
     /// Whether the statement is lent out; a cached statement in use is not lent a second time.
@@ -89,6 +91,7 @@ final class Statement {
         self.database = database
         self.status = status
         self.sql = sql
+        self.sqlIsASCII = ExactText.isASCII(sql)
         self.isCached = persistent
         self.parameterCount = sqlite3_bind_parameter_count(statement)
         self.transactionControl = TransactionControl(sql: sql.utf8)

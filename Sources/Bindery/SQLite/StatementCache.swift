@@ -1,5 +1,9 @@
 /// Prepared statements of one connection, kept by SQL text and evicted least recently used first.
 ///
+/// Texts are told apart by their bytes, as SQLite reads them: `SELECT 'café'` written composed and
+/// decomposed are two statements (two string literals, or two tables `"café"`), which Swift's `String`
+/// equality holds equal.
+///
 /// A statement is lent out by ``statement(for:)`` and comes back with ``release(_:)``, which resets it
 /// and clears its bindings. A statement that is still lent out (an open cursor, say) is never lent a
 /// second time: a fresh, uncached statement is prepared instead, so that nested use is safe. The cache
@@ -11,9 +15,10 @@ final class StatementCache {
     /// How many times this cache called `sqlite3_prepare`, cached or not; tests read it to prove that
     /// a statement run many times is prepared once.
     private(set) var prepareCount = 0
-    private var statements: [String: Statement] = [:]
+    private var statements: [ExactText: Statement] = [:]
     /// The statement lent out last: the same SQL asked for again (a record type's INSERT run row after
-    /// row, say) is found by comparing strings, which share their storage then, without hashing them.
+    /// row, say) is found by comparing strings, which share their storage then, without hashing them
+    /// (and by their bytes: ``ExactText/same(_:knownIsASCII:_:)``).
     private var last: Statement? {
         didSet { lastLent = last.map(Lent.init) }
     }
@@ -47,7 +52,8 @@ final class StatementCache {
         clock &+= 1
         if let lastLent,
             lastLent.with({ last in
-                guard !last.isInUse, last.isHeldByCache, last.sql == sql else { return false }
+                guard !last.isInUse, last.isHeldByCache, ExactText.same(last.sql, knownIsASCII: last.sqlIsASCII, sql)
+                else { return false }
                 last.isInUse = true
                 last.lastUse = clock
                 return true
@@ -61,7 +67,7 @@ final class StatementCache {
     /// ``statement(for:)`` when `sql` is not the SQL of the statement lent out last, or that one is in use.
     @inline(never)
     private func otherStatement(for sql: String) throws -> Lent<Statement> {
-        if let cached = statements[sql] {
+        if let cached = statements[ExactText(sql)] {
             last = cached
             if !cached.isInUse {
                 cached.isInUse = true
@@ -82,7 +88,7 @@ final class StatementCache {
         statement.isInUse = true
         statement.lastUse = clock
         statement.isHeldByCache = true
-        statements[sql] = statement
+        statements[ExactText(sql)] = statement
         last = statement
         return Lent(statement)
     }
@@ -150,7 +156,7 @@ final class StatementCache {
             }
         }
         if let oldest {
-            statements[oldest.sql] = nil
+            statements[ExactText(oldest.sql)] = nil
             oldest.isHeldByCache = false
             oldest.finalize()
             if last === oldest {

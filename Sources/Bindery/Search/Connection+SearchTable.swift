@@ -100,7 +100,7 @@ extension Connection {
             }
             let statement = try declaration.createStatement(keyed: rowKey != nil)
             if ifNotExists, let existing = try conn.schemaEntry(named: name) {
-                guard existing.sql == statement, try conn.searchRank(of: name) == declaration.rank,
+                guard ExactText.same(existing.sql, statement), try conn.searchRank(of: name) == declaration.rank,
                     try conn.hasSearchTriggers(name) == keptInStep
                 else {
                     throw SearchTableError.existsWithOtherDefinition(

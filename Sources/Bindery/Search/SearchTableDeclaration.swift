@@ -31,7 +31,7 @@ struct SearchTableDeclaration {
             throw SearchTableError.duplicateColumn(searchTable: name, column: column)
         }
         for (column, weight) in weights.sorted(by: { $0.key < $1.key }) {
-            guard columns.contains(column) else {
+            guard columns.contains(where: { ExactText.same($0, column) }) else {
                 throw SearchTableError.weightForUnindexedColumn(searchTable: name, column: column)
             }
             guard weight.isFinite else {
@@ -97,6 +97,9 @@ struct SearchTableDeclaration {
     /// nil without weights.
     var rank: String? {
         guard !weights.isEmpty else { return nil }
-        return "bm25(" + allColumns.map { String(weights[$0] ?? 1) }.joined(separator: ", ") + ")"
+        // By the column's bytes: `weights[column]` would give a column the weight of another whose name
+        // differs from it only by Unicode normalization (two columns to SQLite).
+        let weight = { (column: String) in weights.first { ExactText.same($0.key, column) }?.value ?? 1 }
+        return "bm25(" + allColumns.map { String(weight($0)) }.joined(separator: ", ") + ")"
     }
 }
