@@ -66,7 +66,7 @@ enum OrderingReversal {
         var end = term.endIndex
         func word(at index: Int) -> String? {
             guard index >= term.startIndex, index < end, term[index].kind == .word else { return nil }
-            return SQLTokenizer.text(text, term[index].range).uppercased()
+            return FoldedIdentifier.asciiUppercased(SQLTokenizer.text(text, term[index].range))
         }
         var nulls: String?
         if let last = word(at: end - 1), last == "FIRST" || last == "LAST", word(at: end - 2) == "NULLS" {

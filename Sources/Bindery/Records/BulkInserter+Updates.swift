@@ -104,7 +104,7 @@ extension BulkInserter {
                 arguments: [.text(state.tableName)])
             allowed = !texts.contains { row in
                 guard case .text(let sql) = row.values.first else { return true }
-                let upper = sql.uppercased()
+                let upper = FoldedIdentifier.asciiUppercased(sql)
                 return Self.refusedWords.contains { upper.contains($0) }
             }
         }

@@ -70,7 +70,7 @@ struct TableInsertProfile {
     /// A STRICT table's `ANY` column keeps everything, but the same word in an ordinary table means
     /// NUMERIC affinity: it is taken as NUMERIC, which never claims more than the table keeps.
     static func keptKinds(declaredType type: String) -> UInt8 {
-        let upper = type.uppercased()
+        let upper = FoldedIdentifier.asciiUppercased(type)
         let always: UInt8 = 1 | 16
         if upper.contains("INT") {
             return always | 2
@@ -127,7 +127,7 @@ extension Connection {
         // The rowid's alias: a single INTEGER key column of a rowid table, unless SQLite made an index for
         // the key, which it does when the column is not the rowid (`INTEGER PRIMARY KEY DESC`).
         var rowidAlias: String?
-        if hasRowid, keyColumns.count == 1, keyColumns[0].type.uppercased() == "INTEGER" {
+        if hasRowid, keyColumns.count == 1, FoldedIdentifier.asciiUppercased(keyColumns[0].type) == "INTEGER" {
             let keyIndexes = try rows(
                 "SELECT count(*) FROM pragma_index_list(?1, ?2) WHERE origin = 'pk'",
                 arguments: [.text(name), .text(schema)]

@@ -91,7 +91,7 @@ struct ColumnClauses {
     /// The upper-cased word at `index`, nil for any other token.
     private static func word(of tokens: [SQLTokenizer.Token], _ index: Int, in text: String) -> String? {
         guard tokens.indices.contains(index), tokens[index].kind == .word else { return nil }
-        return SQLTokenizer.text(text, tokens[index].range).uppercased()
+        return FoldedIdentifier.asciiUppercased(SQLTokenizer.text(text, tokens[index].range))
     }
 
     /// The definition: the type name, then the clauses in order.

@@ -26,8 +26,8 @@ struct CreateTableStatement {
     init(sql: String, table: String) throws {
         let tokens = SQLTokenizer.tokens(of: sql)
         guard let open = tokens.firstIndex(where: { $0.kind == .symbol(UInt8(ascii: "(")) }),
-            tokens[..<open].contains(where: { SQLTokenizer.text(sql, $0.range).uppercased() == "TABLE" }),
-            !tokens[..<open].contains(where: { SQLTokenizer.text(sql, $0.range).uppercased() == "VIRTUAL" })
+            tokens[..<open].contains(where: { FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, $0.range)) == "TABLE" }),
+            !tokens[..<open].contains(where: { FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, $0.range)) == "VIRTUAL" })
         else {
             throw SchemaChangeError.unreadableSchema(table: table, reason: "it is not a plain CREATE TABLE statement")
         }
@@ -64,7 +64,7 @@ struct CreateTableStatement {
                 throw SchemaChangeError.unreadableSchema(table: table, reason: "it has an empty definition")
             }
             let whole = SQLTokenizer.text(sql, first.range.lowerBound..<last.range.upperBound)
-            let word = SQLTokenizer.text(sql, first.range).uppercased()
+            let word = FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, first.range))
             if first.kind == .word, constraintWords.contains(word) {
                 var name: String?
                 if word == "CONSTRAINT", part.count > 1 {
@@ -90,7 +90,7 @@ struct CreateTableStatement {
     /// Whether the table has rowids (no `WITHOUT ROWID`).
     var hasRowID: Bool {
         let words = SQLTokenizer.tokens(of: options).filter { $0.kind == .word }
-            .map { SQLTokenizer.text(options, $0.range).uppercased() }
+            .map { FoldedIdentifier.asciiUppercased(SQLTokenizer.text(options, $0.range)) }
         return !zip(words, words.dropFirst()).contains { $0 == "WITHOUT" && $1 == "ROWID" }
     }
 

@@ -147,7 +147,7 @@ struct TableRebuild {
                 "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ? COLLATE NOCASE",
                 arguments: [.integer(sequence), .text(name)])
             if conn.changes == 0,
-                statement.columns.contains(where: { $0.definition.uppercased().contains("AUTOINCREMENT") })
+                statement.columns.contains(where: { FoldedIdentifier.asciiUppercased($0.definition).contains("AUTOINCREMENT") })
             {
                 try conn.execute(
                     "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)",
@@ -287,7 +287,7 @@ struct TableRebuild {
             let pk: Int = try row[2]
             return ColumnInfo(
                 name: try row[0], generated: hidden == 2 || hidden == 3,
-                isRowIDAlias: pk == 1 && keyCount == 1 && type.uppercased() == "INTEGER" && !keyIndexed)
+                isRowIDAlias: pk == 1 && keyCount == 1 && FoldedIdentifier.asciiUppercased(type) == "INTEGER" && !keyIndexed)
         }
     }
 
@@ -335,8 +335,8 @@ struct TableRebuild {
             // SQLite keeps a trigger's statement as `CREATE TRIGGER …`, without the TEMP it was made with.
             let tokens = SQLTokenizer.tokens(of: sql)
             guard tokens.count > 2, tokens[0].kind == .word, tokens[1].kind == .word,
-                SQLTokenizer.text(sql, tokens[0].range).uppercased() == "CREATE",
-                SQLTokenizer.text(sql, tokens[1].range).uppercased() == "TRIGGER"
+                FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, tokens[0].range)) == "CREATE",
+                FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, tokens[1].range)) == "TRIGGER"
             else {
                 throw SchemaChangeError.unreadableSchema(
                     table: table, reason: "the statement of its temporary trigger \"\(name)\" is not CREATE TRIGGER")

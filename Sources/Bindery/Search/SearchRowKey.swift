@@ -105,7 +105,7 @@ struct SearchRowKey {
     /// The SQLite affinity of a declared type (sqlite.org/datatype3.html, 3.1); `ANY` in a `STRICT`
     /// table keeps values as given (`BLOB`, no affinity).
     static func affinity(ofDeclaredType type: String, strict: Bool = false) -> String {
-        let upper = type.uppercased()
+        let upper = FoldedIdentifier.asciiUppercased(type)
         if strict, upper == "ANY" { return "BLOB" }
         if upper.contains("INT") { return "INTEGER" }
         if upper.contains("CHAR") || upper.contains("CLOB") || upper.contains("TEXT") { return "TEXT" }

@@ -11,7 +11,7 @@ struct SearchTableDefinition {
         let tokens = SQLTokenizer.tokens(of: sql)
         func word(_ index: Int) -> String? {
             guard index < tokens.count, tokens[index].kind == .word else { return nil }
-            return SQLTokenizer.text(sql, tokens[index].range).lowercased()
+            return FoldedIdentifier.asciiLowercased(SQLTokenizer.text(sql, tokens[index].range))
         }
         guard let using = tokens.indices.first(where: { word($0) == "using" }), word(using + 1) == "fts5",
             using + 2 < tokens.count, tokens[using + 2].kind == .symbol(UInt8(ascii: "("))
@@ -35,7 +35,7 @@ struct SearchTableDefinition {
         content = nil
         for argument in arguments where !argument.isEmpty {
             if argument.count >= 3, argument[1].kind == .symbol(UInt8(ascii: "=")) {
-                guard SQLTokenizer.name(argument[0], in: sql).lowercased() == "content" else { continue }
+                guard FoldedIdentifier.asciiLowercased(SQLTokenizer.name(argument[0], in: sql)) == "content" else { continue }
                 content = Self.value(argument[2], in: sql)
             } else if argument[0].kind == .word || argument[0].kind == .quotedName || argument[0].kind == .string {
                 columns.append(Self.value(argument[0], in: sql))

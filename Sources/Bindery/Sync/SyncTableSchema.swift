@@ -103,7 +103,7 @@ struct SyncTableSchema {
                 reason: "it has no PRIMARY KEY, and only rows with a key can be matched between copies: declare a "
                     + "UUID (TEXT) or another TEXT primary key that the app chooses")
         }
-        if keyColumns.count == 1, types[keyColumns[0]].uppercased() == "INTEGER" {
+        if keyColumns.count == 1, FoldedIdentifier.asciiUppercased(types[keyColumns[0]]) == "INTEGER" {
             // An INTEGER PRIMARY KEY of a rowid table is the rowid; a WITHOUT ROWID table has an index
             // whose origin is "pk" instead.
             let withoutRowID = try connection.rows(
@@ -122,7 +122,7 @@ struct SyncTableSchema {
     /// makes INTEGER, CHAR, CLOB or TEXT makes TEXT, BLOB or no type makes BLOB, then REAL, FLOA or
     /// DOUB makes REAL).
     static func hasRealAffinity(_ type: String) -> Bool {
-        let type = type.uppercased()
+        let type = FoldedIdentifier.asciiUppercased(type)
         if type.contains("INT") || type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT")
             || type.contains("BLOB") || type.isEmpty
         {
