@@ -26,8 +26,12 @@ struct CreateTableStatement {
     init(sql: String, table: String) throws {
         let tokens = SQLTokenizer.tokens(of: sql)
         guard let open = tokens.firstIndex(where: { $0.kind == .symbol(UInt8(ascii: "(")) }),
-            tokens[..<open].contains(where: { FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, $0.range)) == "TABLE" }),
-            !tokens[..<open].contains(where: { FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, $0.range)) == "VIRTUAL" })
+            tokens[..<open].contains(where: {
+                FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, $0.range)) == "TABLE"
+            }),
+            !tokens[..<open].contains(where: {
+                FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, $0.range)) == "VIRTUAL"
+            })
         else {
             throw SchemaChangeError.unreadableSchema(table: table, reason: "it is not a plain CREATE TABLE statement")
         }

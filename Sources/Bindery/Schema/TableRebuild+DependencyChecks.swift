@@ -55,7 +55,9 @@ extension TableRebuild {
             for row in rows {
                 let sql: String = try row[2]
                 let tokens = SQLTokenizer.tokens(of: sql)
-                let words = tokens.filter { $0.kind == .word }.map { FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, $0.range)) }
+                let words = tokens.filter { $0.kind == .word }.map {
+                    FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, $0.range))
+                }
                 guard let event = words.first(where: { ["INSERT", "UPDATE", "DELETE"].contains($0) }) else { continue }
                 let on: String = try row[1]
                 let uses =

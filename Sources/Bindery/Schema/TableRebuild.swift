@@ -147,7 +147,9 @@ struct TableRebuild {
                 "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ? COLLATE NOCASE",
                 arguments: [.integer(sequence), .text(name)])
             if conn.changes == 0,
-                statement.columns.contains(where: { FoldedIdentifier.asciiUppercased($0.definition).contains("AUTOINCREMENT") })
+                statement.columns.contains(where: {
+                    FoldedIdentifier.asciiUppercased($0.definition).contains("AUTOINCREMENT")
+                })
             {
                 try conn.execute(
                     "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)",
@@ -287,7 +289,8 @@ struct TableRebuild {
             let pk: Int = try row[2]
             return ColumnInfo(
                 name: try row[0], generated: hidden == 2 || hidden == 3,
-                isRowIDAlias: pk == 1 && keyCount == 1 && FoldedIdentifier.asciiUppercased(type) == "INTEGER" && !keyIndexed)
+                isRowIDAlias: pk == 1 && keyCount == 1 && FoldedIdentifier.asciiUppercased(type) == "INTEGER"
+                    && !keyIndexed)
         }
     }
 

@@ -79,7 +79,8 @@ extension Connection {
         let tokens = SQLTokenizer.tokens(of: sql)
         guard
             let join = tokens.indices.first(where: {
-                tokens[$0].kind == .word && FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, tokens[$0].range)) == "JOIN"
+                tokens[$0].kind == .word
+                    && FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, tokens[$0].range)) == "JOIN"
             }), join + 1 < tokens.count
         else { return nil }
         return SQLTokenizer.name(tokens[join + 1], in: sql)

@@ -35,7 +35,9 @@ struct SearchTableDefinition {
         content = nil
         for argument in arguments where !argument.isEmpty {
             if argument.count >= 3, argument[1].kind == .symbol(UInt8(ascii: "=")) {
-                guard FoldedIdentifier.asciiLowercased(SQLTokenizer.name(argument[0], in: sql)) == "content" else { continue }
+                guard FoldedIdentifier.asciiLowercased(SQLTokenizer.name(argument[0], in: sql)) == "content" else {
+                    continue
+                }
                 content = Self.value(argument[2], in: sql)
             } else if argument[0].kind == .word || argument[0].kind == .quotedName || argument[0].kind == .string {
                 columns.append(Self.value(argument[0], in: sql))
