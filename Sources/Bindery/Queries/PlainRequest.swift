@@ -18,15 +18,16 @@ struct PlainRequest {
 
     /// The parts of `request`, run with `limit` and `offset`; nil when it is not plain.
     init?(_ request: borrowing QueryRequest<some Record>, limit: Int?, offset: Int?) {
-        guard
-            request.associations.isEmpty && request.annotations.isEmpty && request.sourceJoins.isEmpty
-                && request.extras == nil
-        else {
+        // The extras read once, from the stored field: a computed property of the generic request
+        // would cost a look-up of its metadata here (see the private initializer).
+        let extras = request.extras
+        guard extras?.allowsPlainRequest ?? true else {
             return nil
         }
         self.init(
-            selection: request.selection, conditions: request.conditions, groupings: request.groupings,
-            havingConditions: request.havingConditions, orderings: request.orderings,
+            selection: request.selection, conditions: request.conditions,
+            groupings: extras?.parts.groupings ?? [], havingConditions: extras?.parts.havingConditions ?? [],
+            orderings: request.orderings,
             isDistinct: request.isDistinct, limit: limit, offset: offset)
         guard valueCount >= 0 else { return nil }
     }
