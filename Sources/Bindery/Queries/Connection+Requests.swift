@@ -45,11 +45,9 @@ extension Connection {
             text = try request.limit(limit, offset: request.offsetCount).statement(keys: .unresolved).sql.text
             memo.keep(text, for: plain)
         }
-        return try fetchFirst(R.self, state) { decode in
-            try withBoundStatement(
-                text, binding: { statement, encoder in try plain.bind(to: statement, encoder: encoder) },
-                arguments: { encoder in try plain.arguments(encoder: encoder) }, decode)
-        }
+        return try fetchFirst(
+            R.self, state, text: text, binding: { statement, encoder in try plain.bind(to: statement, encoder: encoder) },
+            arguments: { encoder in try plain.arguments(encoder: encoder) })
     }
 
     /// The first row of `request` (with `LIMIT 1` when it has no limit) decoded as `T`, or nil.
