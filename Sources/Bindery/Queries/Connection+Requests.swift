@@ -36,7 +36,8 @@ extension Connection {
             return try fetchOne(R.self, request)
         }
         // The same request made again with new values (see RequestMemo) runs the text kept for it.
-        let state = recordContext.state(for: R.self)
+        let context = recordContext
+        let state = context.state(for: R.self)
         let memo = state.attachment(RequestMemo.init)
         let text: String
         if let kept = memo.text(for: plain) {
@@ -46,7 +47,7 @@ extension Connection {
             memo.keep(text, for: plain)
         }
         return try fetchFirst(
-            R.self, state, text: text, binding: { statement, encoder in try plain.bind(to: statement, encoder: encoder) },
+            R.self, context, state, text: text, binding: { statement, encoder in try plain.bind(to: statement, encoder: encoder) },
             arguments: { encoder in try plain.arguments(encoder: encoder) })
     }
 
