@@ -47,7 +47,8 @@ extension Connection {
             memo.keep(text, for: plain)
         }
         return try fetchFirst(
-            R.self, context, state, text: text, binding: { statement, encoder in try plain.bind(to: statement, encoder: encoder) },
+            R.self, context, state, text: text,
+            binding: { statement, encoder in try plain.bind(to: statement, encoder: encoder) },
             arguments: { encoder in try plain.arguments(encoder: encoder) })
     }
 

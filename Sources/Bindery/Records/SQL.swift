@@ -277,7 +277,9 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
             // all it needs at once, and keeps it (``appendLiteral(_:)``).
             let capacity = literalCapacity + interpolationCount
             self.init(
-                sql: SQL(reservingText: capacity > 15 ? capacity : 0, values: interpolationCount > 1 ? interpolationCount : 0),
+                sql: SQL(
+                    reservingText: capacity > 15 ? capacity : 0, values: interpolationCount > 1 ? interpolationCount : 0
+                ),
                 hasReservedText: capacity > 15)
         }
 
