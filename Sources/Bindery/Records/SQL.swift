@@ -26,18 +26,14 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     /// `SQL` costs nothing more (an optional ``SQLiteValue`` here, which would hold text too, made every
     /// condition call dearer than the array it spared).
     private var leading: Int64?
-    /// The values to bind after ``leading``, in the order of their `?`; nil when there are none. An
-    /// optional rather than an empty array: copying or destroying an `SQL` then retains or releases
-    /// no array for a condition whose one value is ``leading`` (the empty array is retained and
-    /// released as any other).
-    private var values: [any Encodable & Sendable]?
+    /// The values to bind after ``leading``, in the order of their `?`.
+    private var values: [any Encodable & Sendable] = []
     /// Whether a value is an ``SQLSpecialArgument`` (a long list, a value after `IN`), which
     /// ``arguments(encoder:)`` then looks for.
     private var hasSpecialArguments = false
     /// The placeholders that pad the lists after `IN` to a power of two (bound again to a list's last
-    /// value), which SQL written out with its values as literals leaves out; nil when there are none
-    /// (as ``values``).
-    private var listPads: [ListPad]?
+    /// value), which SQL written out with its values as literals leaves out.
+    private var listPads: [ListPad] = []
 
     /// Placeholders added to a list for statement reuse: `count` of them (`", ?"` each), starting at
     /// UTF-8 offset `offset` of the text, for the values from `valueIndex` on.
@@ -85,16 +81,16 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     /// ```
     public init(text: String, values: [any Encodable & Sendable] = []) {
         self.text = text
-        self.values = values.isEmpty ? nil : values
+        self.values = values
     }
 
     /// The number of bound values.
-    public var valueCount: Int { (values?.count ?? 0) + (leading == nil ? 0 : 1) }
+    public var valueCount: Int { values.count + (leading == nil ? 0 : 1) }
 
     /// Every value to bind, in the order of their `?`: ``leading`` first.
     private var allValues: [any Encodable & Sendable] {
-        guard let leading else { return values ?? [] }
-        return [leading] + (values ?? [])
+        guard let leading else { return values }
+        return [leading] + values
     }
 
     /// Each value to bind as `"\(value)"` shows it, in order (for debugging).
@@ -116,7 +112,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     /// values): what SQL written out as text with literals must say, where `IN ('a', 'a')` for
     /// `IN \(list: ["a"])` would be read as written (in a `CHECK` of a schema, for one).
     var withoutListPadding: SQL {
-        guard let listPads, !listPads.isEmpty else { return self }
+        guard !listPads.isEmpty else { return self }
         let bytes = Array(text.utf8)
         let values = allValues
         var keptText: [UInt8] = []
@@ -142,7 +138,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     func replacingText(_ newText: String) -> SQL {
         var sql = self
         sql.text = newText
-        sql.listPads = nil
+        sql.listPads = []
         return sql
     }
 
@@ -157,7 +153,8 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     /// when both sides have some.
     private mutating func append(_ other: SQL) {
         let count = valueCount
-        if let pads = other.listPads, !pads.isEmpty {
+        if !other.listPads.isEmpty {
+            let pads = other.listPads
             let shift = (text: text.utf8.count, values: count)
             appendListPads(pads.map { $0.shifted(text: shift.text, values: shift.values) })
         }
@@ -173,29 +170,17 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
     /// Appends `more` to ``values``.
     private mutating func appendValues(_ more: [any Encodable & Sendable]) {
-        if values == nil {
-            values = more
-        } else {
-            values?.append(contentsOf: more)
-        }
+        values.append(contentsOf: more)
     }
 
     /// Appends `value` to ``values``.
     private mutating func appendValue(_ value: any Encodable & Sendable) {
-        if values == nil {
-            values = [value]
-        } else {
-            values?.append(value)
-        }
+        values.append(value)
     }
 
     /// Appends `pads` to ``listPads``.
     private mutating func appendListPads(_ pads: [ListPad]) {
-        if listPads == nil {
-            listPads = pads
-        } else {
-            listPads?.append(contentsOf: pads)
-        }
+        listPads.append(contentsOf: pads)
     }
 
     /// Binds the values to `statement`'s parameters, each converted by `encoder`, without gathering
@@ -219,7 +204,6 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
             try statement.bindFast(.integer(leading), at: index)
             index += 1
         }
-        guard let values else { return }
         for value in values {
             try statement.bindFast(try encoder.encode(value, codingPath: []), at: index)
             index += 1
@@ -234,7 +218,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     /// The values converted to SQLite values by `encoder`.
     func arguments(encoder: ValueEncoder) throws -> [SQLiteValue] {
         guard hasSpecialArguments else {
-            let converted = try values?.map { value in try encoder.encode(value, codingPath: []) } ?? []
+            let converted = try values.map { value in try encoder.encode(value, codingPath: []) }
             guard let leading else { return converted }
             return [.integer(leading)] + converted
         }
