@@ -36,7 +36,8 @@ extension Connection {
             return try fetchOne(R.self, request)
         }
         // The same request made again with new values (see RequestMemo) runs the text kept for it.
-        let state = recordContext.state(for: R.self)
+        let context = recordContext
+        let state = context.state(for: R.self)
         let memo = state.attachment(RequestMemo.init)
         let text: String
         if let kept = memo.text(for: plain) {
@@ -45,11 +46,10 @@ extension Connection {
             text = try request.limit(limit, offset: request.offsetCount).statement(keys: .unresolved).sql.text
             memo.keep(text, for: plain)
         }
-        return try fetchFirst(R.self, state) { decode in
-            try withBoundStatement(
-                text, binding: { statement, encoder in try plain.bind(to: statement, encoder: encoder) },
-                arguments: { encoder in try plain.arguments(encoder: encoder) }, decode)
-        }
+        return try fetchFirst(
+            R.self, context, state, text: text,
+            binding: { statement, encoder in try plain.bind(to: statement, encoder: encoder) },
+            arguments: { encoder in try plain.arguments(encoder: encoder) })
     }
 
     /// The first row of `request` (with `LIMIT 1` when it has no limit) decoded as `T`, or nil.

@@ -41,15 +41,6 @@ extension QueryRequest {
             keyColumnCount: keyColumns.count)
     }
 
-    /// What ``RequestMemo`` compares besides the fragments' texts, for the request run with `limit` and
-    /// `offset`.
-    func memoShape(limit: Int?, offset: Int?) -> RequestMemo.Shape {
-        RequestMemo.Shape(
-            isDistinct: isDistinct, hasSelection: selection != nil, conditions: conditions.count,
-            groupings: groupings.count, havingConditions: havingConditions.count, orderings: orderings.count,
-            limit: limit, offset: offset)
-    }
-
     /// Whether the request's SQL reads the schema of the connection it runs on: the keys of its
     /// associations, the collations its annotations compare with, the join conditions of its joined
     /// subqueries (``SourceJoin/schemaJoinCondition``), the keys of the associations its conditions on

@@ -22,19 +22,12 @@ public struct QueryRequest<Base: Record>: Sendable, CustomStringConvertible, Cus
     var selection: SQL?
     var conditions: [SQL] = []
     var orderings: [SQL] = []
-    var groupings: [SQL] = []
-    var havingConditions: [SQL] = []
     var limitCount: Int?
     var offsetCount: Int?
     var isDistinct = false
-    /// The associations joined or included, in the order given.
-    var associations: [AssociationPart] = []
-    /// The aggregates of associated rows selected after the selection, in the order given.
-    var annotations: [AnnotationPart] = []
-    /// The filtered subqueries joined to the table (a search table's matches), in the order given.
-    var sourceJoins: [SourceJoin] = []
-    /// The parts that conditions on aggregates, `reversed()` and key filters set; nil without them,
-    /// so that a request without them is copied and tested as cheaply as before (see ``RequestExtras``).
+    /// The parts that most requests leave empty (groupings, `HAVING` conditions, associations,
+    /// annotations, joined subqueries, conditions on aggregates, reversal, key filters); nil without
+    /// them, so that a request without them is copied cheaply (see ``RequestExtras``).
     var extras: RequestExtras?
 
     /// A request for every row of `Base`'s table; see ``Record/all()``.

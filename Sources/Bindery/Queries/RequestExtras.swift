@@ -1,90 +1,139 @@
-/// The parts of a ``QueryRequest`` that only conditions on aggregates, ``QueryRequest/reversed()`` and
-/// key filters set, behind one reference that is nil without them.
+/// The parts of a ``QueryRequest`` that most requests leave empty (groupings, `HAVING` conditions,
+/// associations, annotations, joined subqueries, conditions on aggregates, ``QueryRequest/reversed()``
+/// and key filters), behind one reference that is nil without them.
 ///
-/// Stored in the request as four fields (and tested through computed properties in `fetchOne`), they
-/// made each `fetchOne` of a request built in a loop some 250 instructions dearer (callgrind, the
-/// bench's `fetchOne(request)`, 100,000 calls: 968.7M instructions before them, 993.8M); one optional
-/// reference, tested for nil where ``PlainRequest`` reads the request's other fields, costs about 47
-/// (973.4M). Immutable; a modifier makes a new one.
+/// Stored in the request as fields of their own, each is retained when a request is copied and
+/// released when one goes, empty or not: for a request built in a loop (`Record.filter(…)` then
+/// `fetchOne`, callgrind, the bench's `fetchOne(request)`, 100,000 calls) the four fields of conditions on
+/// aggregates, reversal and key filters cost some 250 instructions a call (968.7M instructions before
+/// them, 993.8M; 973.4M behind the reference), the five others about 500 (see the commit that moved
+/// them). One optional reference costs next to nothing when nil. Immutable; a modifier makes a new one.
 final class RequestExtras: Sendable {
-    /// The conditions on aggregates of associations given to `filter(_:)`: tested on each row.
-    let aggregateFilters: [AggregateFormula]
-    /// The conditions on aggregates given to `having(_:)`: tested on each group of a request that
-    /// groups its rows, on each row of any other.
-    let aggregateHavings: [AggregateFormula]
-    /// Whether the request's ordering is reversed.
-    let isReversed: Bool
-    /// The primary-key values given to `filter(key:)` and `filter(keys:)`, checked against the key
-    /// columns on a connection.
-    let keyFilters: [KeyFilter]
+    /// The parts, each empty (or false) unless a modifier set it.
+    struct Parts: Sendable {
+        /// The groupings (`GROUP BY`) given to `group(_:)`.
+        var groupings: [SQL] = []
+        /// The conditions (`HAVING`) given to `having(_:)`.
+        var havingConditions: [SQL] = []
+        /// The associations joined or included, in the order given.
+        var associations: [AssociationPart] = []
+        /// The aggregates of associated rows selected after the selection, in the order given.
+        var annotations: [AnnotationPart] = []
+        /// The filtered subqueries joined to the table (a search table's matches), in the order given.
+        var sourceJoins: [SourceJoin] = []
+        /// The conditions on aggregates of associations given to `filter(_:)`: tested on each row.
+        var aggregateFilters: [AggregateFormula] = []
+        /// The conditions on aggregates given to `having(_:)`: tested on each group of a request that
+        /// groups its rows, on each row of any other.
+        var aggregateHavings: [AggregateFormula] = []
+        /// Whether the request's ordering is reversed.
+        var isReversed = false
+        /// The primary-key values given to `filter(key:)` and `filter(keys:)`, checked against the key
+        /// columns on a connection.
+        var keyFilters: [KeyFilter] = []
 
-    init(
-        aggregateFilters: [AggregateFormula], aggregateHavings: [AggregateFormula], isReversed: Bool,
-        keyFilters: [KeyFilter]
-    ) {
-        self.aggregateFilters = aggregateFilters
-        self.aggregateHavings = aggregateHavings
-        self.isReversed = isReversed
-        self.keyFilters = keyFilters
+        /// Whether every part is empty: a request without extras.
+        var isEmpty: Bool {
+            groupings.isEmpty && havingConditions.isEmpty && associations.isEmpty && annotations.isEmpty
+                && sourceJoins.isEmpty && aggregateFilters.isEmpty && aggregateHavings.isEmpty && !isReversed
+                && keyFilters.isEmpty
+        }
+    }
+
+    let parts: Parts
+
+    private init(_ parts: Parts) {
+        self.parts = parts
     }
 
     /// The extras given, or nil when there are none.
-    static func make(
-        aggregateFilters: [AggregateFormula], aggregateHavings: [AggregateFormula], isReversed: Bool,
-        keyFilters: [KeyFilter]
-    ) -> RequestExtras? {
-        guard !aggregateFilters.isEmpty || !aggregateHavings.isEmpty || isReversed || !keyFilters.isEmpty else {
-            return nil
-        }
-        return RequestExtras(
-            aggregateFilters: aggregateFilters, aggregateHavings: aggregateHavings, isReversed: isReversed,
-            keyFilters: keyFilters)
+    static func make(_ parts: Parts) -> RequestExtras? {
+        parts.isEmpty ? nil : RequestExtras(parts)
+    }
+
+    /// The conditions on aggregates of associations given to `filter(_:)`.
+    var aggregateFilters: [AggregateFormula] { parts.aggregateFilters }
+    /// The conditions on aggregates given to `having(_:)`.
+    var aggregateHavings: [AggregateFormula] { parts.aggregateHavings }
+    /// Whether the request's ordering is reversed.
+    var isReversed: Bool { parts.isReversed }
+    /// The primary-key values given to `filter(key:)` and `filter(keys:)`.
+    var keyFilters: [KeyFilter] { parts.keyFilters }
+
+    /// Whether a request with these extras can still be a ``PlainRequest``: it has no association,
+    /// annotation, joined subquery, condition on aggregates, reversal or key filter (groupings and
+    /// `HAVING` conditions are fragments it binds).
+    var allowsPlainRequest: Bool {
+        parts.associations.isEmpty && parts.annotations.isEmpty && parts.sourceJoins.isEmpty
+            && parts.aggregateFilters.isEmpty && parts.aggregateHavings.isEmpty && !parts.isReversed
+            && parts.keyFilters.isEmpty
     }
 }
 
 extension QueryRequest {
+    /// Replaces the extras with those `change` makes of them.
+    private mutating func changeExtras(_ change: (inout RequestExtras.Parts) -> Void) {
+        var parts = extras?.parts ?? RequestExtras.Parts()
+        change(&parts)
+        extras = .make(parts)
+    }
+
+    /// The groupings (`GROUP BY`), in order.
+    var groupings: [SQL] {
+        get { extras?.parts.groupings ?? [] }
+        set { changeExtras { $0.groupings = newValue } }
+    }
+
+    /// The `HAVING` conditions written as SQL, in order.
+    var havingConditions: [SQL] {
+        get { extras?.parts.havingConditions ?? [] }
+        set { changeExtras { $0.havingConditions = newValue } }
+    }
+
+    /// The associations joined or included, in the order given.
+    var associations: [AssociationPart] {
+        get { extras?.parts.associations ?? [] }
+        set { changeExtras { $0.associations = newValue } }
+    }
+
+    /// The aggregates of associated rows selected after the selection, in the order given.
+    var annotations: [AnnotationPart] {
+        get { extras?.parts.annotations ?? [] }
+        set { changeExtras { $0.annotations = newValue } }
+    }
+
+    /// The filtered subqueries joined to the table (a search table's matches), in the order given.
+    var sourceJoins: [SourceJoin] {
+        get { extras?.parts.sourceJoins ?? [] }
+        set { changeExtras { $0.sourceJoins = newValue } }
+    }
+
     /// The conditions on aggregates given to `filter(_:)`.
     var aggregateFilters: [AggregateFormula] {
-        get { extras?.aggregateFilters ?? [] }
-        set {
-            extras = .make(
-                aggregateFilters: newValue, aggregateHavings: aggregateHavings, isReversed: isReversed,
-                keyFilters: keyFilters)
-        }
+        get { extras?.parts.aggregateFilters ?? [] }
+        set { changeExtras { $0.aggregateFilters = newValue } }
     }
 
     /// The conditions on aggregates given to `having(_:)`.
     var aggregateHavings: [AggregateFormula] {
-        get { extras?.aggregateHavings ?? [] }
-        set {
-            extras = .make(
-                aggregateFilters: aggregateFilters, aggregateHavings: newValue, isReversed: isReversed,
-                keyFilters: keyFilters)
-        }
+        get { extras?.parts.aggregateHavings ?? [] }
+        set { changeExtras { $0.aggregateHavings = newValue } }
     }
 
     /// Whether the request's ordering is reversed (``reversed()``).
     var isReversed: Bool {
-        get { extras?.isReversed ?? false }
-        set {
-            extras = .make(
-                aggregateFilters: aggregateFilters, aggregateHavings: aggregateHavings, isReversed: newValue,
-                keyFilters: keyFilters)
-        }
+        get { extras?.parts.isReversed ?? false }
+        set { changeExtras { $0.isReversed = newValue } }
     }
 
     /// The primary-key values given to `filter(key:)` and `filter(keys:)`.
     var keyFilters: [KeyFilter] {
-        get { extras?.keyFilters ?? [] }
-        set {
-            extras = .make(
-                aggregateFilters: aggregateFilters, aggregateHavings: aggregateHavings, isReversed: isReversed,
-                keyFilters: newValue)
-        }
+        get { extras?.parts.keyFilters ?? [] }
+        set { changeExtras { $0.keyFilters = newValue } }
     }
 
     /// Whether the request has key filters, which a connection checks before it runs the request.
     var hasKeyFilters: Bool {
-        extras.map { !$0.keyFilters.isEmpty } ?? false
+        extras.map { !$0.parts.keyFilters.isEmpty } ?? false
     }
 }

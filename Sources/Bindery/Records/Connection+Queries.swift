@@ -67,27 +67,52 @@ extension Connection {
         guard let condition, order == nil else {
             return try fetchOne(T.self, sql: selectSQL(T.self, condition, order, limit: 1, offset: nil))
         }
-        let state = recordContext.state(for: T.self)
-        return try fetchFirst(T.self, state) { decode in
-            try withBoundStatement(state.whereCalls.selectOne(around: condition), values: condition, decode)
+        let context = recordContext
+        let state = context.state(for: T.self)
+        let text = state.whereCalls.selectOne(around: condition)
+        if condition.hasSpecialValues {
+            // Converted before the statement is prepared, as ``withBoundStatement(_:values:_:)`` does.
+            let arguments = try condition.arguments(encoder: context.values)
+            return try fetchFirst(
+                T.self, context, state, text: text,
+                binding: { statement, _ in try statement.bind(arguments: arguments) }, arguments: { _ in arguments })
         }
+        return try fetchFirst(
+            T.self, context, state, text: text,
+            binding: { statement, encoder in try condition.bind(to: statement, encoder: encoder) },
+            arguments: { encoder in try condition.arguments(encoder: encoder) })
     }
 
-    /// The first row of the statement that `run` runs (handing it to its argument once bound), decoded
-    /// as `T`, or nil.
+    /// The first row of the cached statement for `text`, its parameters bound by `bind`, decoded as
+    /// `T`, or nil; an SQLite error shows the values that `arguments` gives (converted again, for the
+    /// error only), as in ``withBoundStatement(_:binding:arguments:_:)``.
     ///
-    /// Decoded into the state's slot, as in ``find(_:id:)``: the lend returns no generic `T?`.
+    /// Decoded into the state's slot, as in ``find(_:id:)``: the lend returns no generic `T?`. The
+    /// statement is lent here, as ``find(_:id:)`` lends it, rather than through
+    /// ``withBoundStatement(_:binding:arguments:_:)`` with a closure that steps and decodes: each
+    /// closure between the call and the statement cost some 50 to 100 instructions a call (callgrind,
+    /// `fetchOne(_:where:)` 100,000 times; see the commit that made it so).
+    ///
+    /// `context` is the connection's ``recordContext``, which the caller has read for `state`: read
+    /// again here, it cost a look-up and a retain and release (callgrind: about 60 instructions a call).
     func fetchFirst<T: Record>(
-        _ type: T.Type, _ state: RecordTypeState, _ run: ((Statement) throws -> Void) throws -> Void
+        _ type: T.Type, _ context: RecordContext, _ state: RecordTypeState, text: String,
+        binding bind: (Statement, ValueEncoder) throws -> Void, arguments: (ValueEncoder) throws -> [SQLiteValue]
     ) throws -> T? {
         // The options are read where a decoder is made, as in ``find(_:id:)``: copied here, on every
         // call, they cost some 100 instructions of retains and releases (callgrind, issue 39).
-        let context = recordContext
+        let encoder = context.values
         let slot = state.slot
         defer { slot.discard(T.self) }
-        try run { statement in
-            guard try statement.step() else { return }
-            slot.put(try RowDecoder.attached(to: statement, options: context.options, for: T.self).decodeRow(T.self))
+        try withStatement(text) { statement in
+            try bind(statement, encoder)
+            do {
+                guard try statement.step() else { return }
+                slot.put(
+                    try RowDecoder.attached(to: statement, options: context.options, for: T.self).decodeRow(T.self))
+            } catch let error as SQLiteError {
+                throw error.with(arguments: (try? arguments(encoder)) ?? [])
+            }
         }
         return slot.take(T.self)
     }

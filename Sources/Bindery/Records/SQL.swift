@@ -27,7 +27,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     /// condition call dearer than the array it spared).
     private var leading: Int64?
     /// The values to bind after ``leading``, in the order of their `?`.
-    private var values: [any Encodable & Sendable]
+    private var values: [any Encodable & Sendable] = []
     /// Whether a value is an ``SQLSpecialArgument`` (a long list, a value after `IN`), which
     /// ``arguments(encoder:)`` then looks for.
     private var hasSpecialArguments = false
@@ -51,16 +51,27 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     /// SQL text without values.
     public init(stringLiteral value: String) {
         self.text = value
-        self.values = []
     }
 
     /// Builds SQL from an interpolation.
     public init(stringInterpolation: StringInterpolation) {
-        self.text = stringInterpolation.text
-        self.leading = stringInterpolation.leading
-        self.values = stringInterpolation.values
-        self.hasSpecialArguments = stringInterpolation.hasSpecialArguments
-        self.listPads = stringInterpolation.listPads
+        // Moved out of the interpolation, which is not used again: no retain, no release.
+        self = stringInterpolation.sql
+    }
+
+    /// Empty SQL whose text has room for `capacity` bytes and whose values have room for `count`, when
+    /// they are more than 0 (what an interpolation starts from).
+    private init(reservingText capacity: Int, values count: Int) {
+        var text = ""
+        if capacity > 0 {
+            text.reserveCapacity(capacity)
+        }
+        self.text = text
+        if count > 0 {
+            var values: [any Encodable & Sendable] = []
+            values.reserveCapacity(count)
+            self.values = values
+        }
     }
 
     /// SQL text and the values for its `?` placeholders, in order.
@@ -136,34 +147,40 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         lhs.append(rhs)
     }
 
-    /// Appends `other` in place: its text to this text, its values after these.
+    /// Appends `other` in place: how `+`, `+=` and `\(sql)` join fragments. Its text goes after this
+    /// text, its values after these (``leading`` stays the first value; when there is none yet,
+    /// `other`'s takes its place), its list pads shifted past them. An array of values is only made
+    /// when both sides have some.
     private mutating func append(_ other: SQL) {
-        Self.append(
-            other, text: &text, leading: &leading, values: &values, listPads: &listPads,
-            hasSpecialArguments: &hasSpecialArguments)
-    }
-
-    /// Appends `other` to the parts given, those of an ``SQL`` or of its interpolation: how `+`, `+=`
-    /// and `\(sql)` join fragments. Its text goes after `text`, its values after theirs (`leading`
-    /// stays the first value; when there is none yet, `other`'s takes its place), its list pads
-    /// shifted past them. An array of values is only made when both sides have some.
-    private static func append(
-        _ other: SQL, text: inout String, leading: inout Int64?, values: inout [any Encodable & Sendable],
-        listPads: inout [ListPad], hasSpecialArguments: inout Bool
-    ) {
-        let count = values.count + (leading == nil ? 0 : 1)
+        let count = valueCount
         if !other.listPads.isEmpty {
+            let pads = other.listPads
             let shift = (text: text.utf8.count, values: count)
-            listPads += other.listPads.map { $0.shifted(text: shift.text, values: shift.values) }
+            appendListPads(pads.map { $0.shifted(text: shift.text, values: shift.values) })
         }
         text += other.text
         if count == 0 {
             leading = other.leading
             values = other.values
         } else if other.valueCount > 0 {
-            values += other.allValues
+            appendValues(other.allValues)
         }
         hasSpecialArguments = hasSpecialArguments || other.hasSpecialArguments
+    }
+
+    /// Appends `more` to ``values``.
+    private mutating func appendValues(_ more: [any Encodable & Sendable]) {
+        values.append(contentsOf: more)
+    }
+
+    /// Appends `value` to ``values``.
+    private mutating func appendValue(_ value: any Encodable & Sendable) {
+        values.append(value)
+    }
+
+    /// Appends `pads` to ``listPads``.
+    private mutating func appendListPads(_ pads: [ListPad]) {
+        listPads.append(contentsOf: pads)
     }
 
     /// Binds the values to `statement`'s parameters, each converted by `encoder`, without gathering
@@ -235,59 +252,55 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
     /// The interpolation that builds an ``SQL`` value.
     public struct StringInterpolation: StringInterpolationProtocol, Sendable {
-        var text = ""
-        /// The first value, when it is an `Int` or an `Int64` (see ``SQL/leading``).
-        var leading: Int64?
-        /// The values after ``leading``.
-        var values: [any Encodable & Sendable] = []
-        var hasSpecialArguments = false
-        var listPads: [ListPad] = []
+        /// The SQL built so far, which ``SQL/init(stringInterpolation:)`` takes as it is.
+        var sql: SQL
 
         /// Prepares an interpolation.
         public init(literalCapacity: Int, interpolationCount: Int) {
             // A text that fits in a small string (15 bytes) needs no capacity reserved; a longer one gets
             // all it needs at once, and keeps it (``appendLiteral(_:)``).
             let capacity = literalCapacity + interpolationCount
-            if capacity > 15 {
-                text.reserveCapacity(capacity)
-                hasReservedText = true
-            }
-            // One value may need no array (see ``SQL/leading``): the array is reserved for two or more.
-            if interpolationCount > 1 {
-                values.reserveCapacity(interpolationCount)
-            }
+            self.init(
+                sql: SQL(
+                    reservingText: capacity > 15 ? capacity : 0, values: interpolationCount > 1 ? interpolationCount : 0
+                ),
+                hasReservedText: capacity > 15)
         }
 
-        /// The number of values so far.
-        private var valueCount: Int { values.count + (leading == nil ? 0 : 1) }
+        /// An interpolation that starts from `sql`. (Assigned field by field in the public initializer,
+        /// the interpolation was copied and the copy destroyed: callgrind, about 150 instructions.)
+        private init(sql: SQL, hasReservedText: Bool) {
+            self.sql = sql
+            self.hasReservedText = hasReservedText
+        }
 
         /// Appends `value` to the values; the first, when it is an `Int` or an `Int64`, goes into
         /// ``leading``.
         private mutating func appendValue<T: Encodable & Sendable>(_ value: T) {
-            if leading == nil && values.isEmpty {
+            if sql.valueCount == 0 {
                 if let int = ExactCast.cast(value, to: Int.self) {
-                    leading = Int64(int)
+                    sql.leading = Int64(int)
                     return
                 }
                 if let int = ExactCast.cast(value, to: Int64.self) {
-                    leading = int
+                    sql.leading = int
                     return
                 }
             }
-            values.append(value)
+            sql.appendValue(value)
         }
 
         /// Whether the text has storage reserved for the whole interpolation, which a first literal
         /// assigned rather than appended would drop.
-        private var hasReservedText = false
+        private var hasReservedText: Bool
 
         /// Appends literal SQL text.
         public mutating func appendLiteral(_ literal: String) {
-            if text.isEmpty && !hasReservedText {
+            if sql.text.isEmpty && !hasReservedText {
                 // The first literal of a short text, taken as it is (a literal's storage is static).
-                text = literal
+                sql.text = literal
             } else {
-                text += literal
+                sql.text += literal
             }
         }
 
@@ -297,7 +310,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
                 append(value, in: position)
                 return
             }
-            text += "?"
+            sql.text += "?"
             appendValue(value)
         }
 
@@ -308,8 +321,8 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
                 append(value, in: position)
                 return
             }
-            text += "?"
-            values.append(value)
+            sql.text += "?"
+            sql.appendValue(value)
         }
 
         /// Binds a value interpolated after `IN`, which checks its encoding when bound. Out of line: the
@@ -349,9 +362,9 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         public mutating func appendInterpolation<S: Sequence>(list: S) where S.Element: Encodable & Sendable {
             var elements: [any Encodable & Sendable] = list.map { $0 }
             if elements.count > SQL.listParameterLimit {
-                text += "(SELECT +value FROM json_each(?))"
-                values.append(SQLJSONList(elements: elements))
-                hasSpecialArguments = true
+                sql.text += "(SELECT +value FROM json_each(?))"
+                sql.appendValue(SQLJSONList(elements: elements))
+                sql.hasSpecialArguments = true
                 return
             }
             let count = elements.count
@@ -359,17 +372,19 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
                 let padded = Self.bucketedCount(elements.count)
                 elements += repeatElement(last, count: padded - elements.count)
             }
-            text += "("
+            sql.text += "("
             for index in elements.indices {
                 if index == count {
-                    listPads.append(
+                    sql.appendListPads([
                         ListPad(
-                            offset: text.utf8.count, count: elements.count - count, valueIndex: valueCount + count))
+                            offset: sql.text.utf8.count, count: elements.count - count,
+                            valueIndex: sql.valueCount + count)
+                    ])
                 }
-                text += index == 0 ? "?" : ", ?"
+                sql.text += index == 0 ? "?" : ", ?"
             }
-            text += ")"
-            values += elements
+            sql.text += ")"
+            sql.appendValues(elements)
         }
 
         /// `count` rounded up to the next power of two, or to ``SQL/listParameterLimit`` past the last
@@ -382,17 +397,17 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
         /// Binds a value that makes its own argument.
         private mutating func append(special: any SQLSpecialArgument) {
-            text += "?"
-            values.append(special)
-            hasSpecialArguments = true
+            sql.text += "?"
+            sql.appendValue(special)
+            sql.hasSpecialArguments = true
         }
 
         /// Where a value interpolated now would stand relative to an `IN`: right after the keyword, or
         /// inside its parentheses (after `IN (` or after `IN (?, ` …); nil elsewhere. White space and
         /// comments (`/* … */`, `-- …` up to a line break) are skipped.
         func inPosition() -> SQLINPosition? {
-            guard Self.mayEndInList(text.utf8) else { return nil }
-            var bytes = text.utf8[...]
+            guard Self.mayEndInList(sql.text.utf8) else { return nil }
+            var bytes = sql.text.utf8[...]
             Self.dropTrivia(&bytes)
             var position = SQLINPosition.afterKeyword
             while bytes.last == UInt8(ascii: ",") {
@@ -523,19 +538,17 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
         /// Inserts a quoted identifier, such as a table or column name.
         public mutating func appendInterpolation(identifier: String) {
-            text += SQL.quote(identifier: identifier)
+            sql.text += SQL.quote(identifier: identifier)
         }
 
         /// Splices `raw` into the text as it is. Never pass it a value that came from a user.
         public mutating func appendInterpolation(raw: String) {
-            text += raw
+            sql.text += raw
         }
 
         /// Embeds another fragment, with its values.
         public mutating func appendInterpolation(_ sql: SQL) {
-            SQL.append(
-                sql, text: &text, leading: &leading, values: &values, listPads: &listPads,
-                hasSpecialArguments: &hasSpecialArguments)
+            self.sql.append(sql)
         }
     }
 }
