@@ -51,7 +51,10 @@ struct Lent<Object: AnyObject> {
         // figure (callgrind, issue 38): with `body(reference.takeUnretainedValue())`, which retains and
         // releases the object on every lend, `insert()` one by one costs 845,170,770 instructions for
         // 100,000 records against 793,370,492 with this (+6.5%), and `update()` 999,524,018 against
-        // 970,323,735 (+3.0%).
+        // 970,323,735 (+3.0%). No public form of it exists: measured again on 2026-12-07 (insert one by
+        // one, 784.67M instructions with this), an `unowned(unsafe)` reference costs 842.77M (+7.4%: each
+        // use retains it), and reading the reference's bytes through `withUnsafePointer` and
+        // `withMemoryRebound` 960.77M to 1,130.37M (their closures are not inlined in generic code).
         try reference._withUnsafeGuaranteedRef(body)
     }
 
