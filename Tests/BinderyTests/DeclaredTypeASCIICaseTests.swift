@@ -41,4 +41,20 @@ import Testing
         #expect(read?.value == .integer(2))
         #expect(stored == read)
     }
+
+    /// `varchar` with a combining accent after its `r` holds `CHAR` in its bytes, where SQLite looks:
+    /// TEXT affinity, so the INTEGER 5 is stored as the TEXT "5" (a search by characters missed it).
+    @Test func aTypeIsSearchedInItsBytes() throws {
+        struct Note: Record, Equatable {
+            static let tableName = "note"
+            var id: Int64
+            var value: SQLiteValue
+        }
+        let conn = try Connection(path: ":memory:")
+        try conn.execute(script: "CREATE TABLE note (id INTEGER PRIMARY KEY, value varchar\u{301})")
+        let stored = try conn.insert(Note(id: 1, value: .integer(5)))
+        let read = try conn.find(Note.self, id: 1)
+        #expect(read?.value == .text("5"))
+        #expect(stored == read)
+    }
 }

@@ -211,9 +211,10 @@ extension Connection {
     }
 
     /// The value of a parent row's key column `index` (the table's column `name`), where the to-many
-    /// association at `path` finds its children. TEXT that is not valid UTF-8 throws ``AssociationError/invalidKeyText(association:column:)``:
-    /// read as a `String`, it would be repaired (U+FFFD in place of the invalid bytes), match none of the
-    /// children's keys, and merge with another parent's key repaired the same way.
+    /// association at `path` finds its children. TEXT that is not valid UTF-8 throws
+    /// ``AssociationError/invalidKeyText(association:column:)``: read as a `String`, it would be
+    /// repaired (U+FFFD in place of the invalid bytes), match none of the children's keys, and merge
+    /// with another parent's key repaired the same way.
     private static func parentKey(_ rows: Statement, at index: Int32, of path: String, column name: String) throws
         -> SQLiteValue
     {

@@ -64,9 +64,12 @@ final class RequestExtras: Sendable {
     /// annotation, joined subquery, condition on aggregates, reversal or key filter (groupings and
     /// `HAVING` conditions are fragments it binds).
     var allowsPlainRequest: Bool {
-        parts.associations.isEmpty && parts.annotations.isEmpty && parts.sourceJoins.isEmpty
-            && parts.aggregateFilters.isEmpty && parts.aggregateHavings.isEmpty && !parts.isReversed
-            && parts.keyFilters.isEmpty
+        // The parts but those two, empty: one list of the parts (``Parts/isEmpty``), so that a part added
+        // later cannot be missed here and let a request that has it run as a plain one.
+        var others = parts
+        others.groupings = []
+        others.havingConditions = []
+        return others.isEmpty
     }
 }
 

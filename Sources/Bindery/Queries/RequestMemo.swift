@@ -7,8 +7,9 @@
 /// written out: see ``QueryRequest/statement(keys:)``. Its text therefore depends on nothing but the
 /// texts of those fragments, how many of each there are, whether it is distinct, and its limit and
 /// offset; the table is the record type's own, whose state holds the memo. The memo compares all of
-/// them in full, by their bytes (as SQLite reads them), so it never gives another request's text; the values are bound from the request's
-/// own fragments (``PlainRequest``), in the order of their placeholders.
+/// them in full, by their bytes (as SQLite reads them), so it never gives another request's text; the
+/// values are bound from the request's own fragments (``PlainRequest``), in the order of their
+/// placeholders.
 /// Kept on the record type's state (``RecordTypeState/attachment(_:)``), used on the connection's
 /// thread only. Measured with callgrind (`fetchOne(request)`, 100,000 calls): building the text costs about 6,000
 /// instructions a call, the comparison under 200.

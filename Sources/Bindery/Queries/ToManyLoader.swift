@@ -173,7 +173,7 @@ struct ToManyLoad<Destination: Record> {
             descriptor.pivot.map { ($0.table, keys.pivotOrigin) } ?? (descriptor.destinationTable, keys.destination)
         for column in columns {
             guard let collation = conn.columnCollation(table: table, column: column),
-                collation.uppercased() == "BINARY"
+                FoldedIdentifier.same(collation, "BINARY")
             else { return false }
         }
         guard let first = parentKeys.first else { return true }

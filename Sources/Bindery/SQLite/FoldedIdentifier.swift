@@ -29,8 +29,39 @@ struct FoldedIdentifier: Hashable, Sendable {
         String(decoding: text.utf8.map(fold), as: UTF8.self)
     }
 
+    /// `text` upper-cased as a keyword (``asciiUppercased(_:)``), or nil when it holds a byte that is not
+    /// ASCII: no keyword does, and a `String` comparison would hold `CHEC\u{212A}` (the Kelvin sign) equal
+    /// to `CHECK`, where SQLite reads a name.
+    static func asciiKeyword(_ text: some StringProtocol) -> String? {
+        text.utf8.allSatisfy({ $0 < 0x80 }) ? asciiUppercased(text) : nil
+    }
+
+    /// The affinity SQLite gives a column of declared type `type` (sqlite.org/datatype3.html, 3.1),
+    /// found as SQLite finds it: in the bytes, ASCII letters of either case. (`String.contains` would
+    /// compare characters, and miss `CHAR` in `varchar` followed by a combining accent.)
+    static func affinity(ofDeclaredType type: String) -> DeclaredAffinity {
+        let upper = Array(asciiUppercased(type).utf8)
+        func has(_ word: String) -> Bool {
+            let bytes = Array(word.utf8)
+            guard upper.count >= bytes.count else { return false }
+            return (0...(upper.count - bytes.count)).contains { start in
+                bytes.indices.allSatisfy { upper[start + $0] == bytes[$0] }
+            }
+        }
+        if has("INT") { return .integer }
+        if has("CHAR") || has("CLOB") || has("TEXT") { return .text }
+        if upper.isEmpty || has("BLOB") { return .blob }
+        if has("REAL") || has("FLOA") || has("DOUB") { return .real }
+        return .numeric
+    }
+
     /// Whether `lhs` and `rhs` name the same thing to SQLite.
     static func same(_ lhs: String, _ rhs: String) -> Bool {
         lhs.utf8.elementsEqual(rhs.utf8) { fold($0) == fold($1) }
     }
+}
+
+/// A column's affinity, from its declared type (``FoldedIdentifier/affinity(ofDeclaredType:)``).
+enum DeclaredAffinity {
+    case integer, text, blob, real, numeric
 }

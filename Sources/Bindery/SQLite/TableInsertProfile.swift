@@ -70,21 +70,13 @@ struct TableInsertProfile {
     /// A STRICT table's `ANY` column keeps everything, but the same word in an ordinary table means
     /// NUMERIC affinity: it is taken as NUMERIC, which never claims more than the table keeps.
     static func keptKinds(declaredType type: String) -> UInt8 {
-        let upper = FoldedIdentifier.asciiUppercased(type)
         let always: UInt8 = 1 | 16
-        if upper.contains("INT") {
-            return always | 2
+        switch FoldedIdentifier.affinity(ofDeclaredType: type) {
+        case .integer, .numeric: return always | 2
+        case .text: return always | 8
+        case .blob: return 31
+        case .real: return always | 4
         }
-        if upper.contains("CHAR") || upper.contains("CLOB") || upper.contains("TEXT") {
-            return always | 8
-        }
-        if upper.isEmpty || upper.contains("BLOB") {
-            return 31
-        }
-        if upper.contains("REAL") || upper.contains("FLOA") || upper.contains("DOUB") {
-            return always | 4
-        }
-        return always | 2
     }
 }
 

@@ -88,10 +88,11 @@ struct ColumnClauses {
         }
     }
 
-    /// The upper-cased word at `index`, nil for any other token.
+    /// The upper-cased word at `index`, nil for any other token and for a word that is not ASCII (no
+    /// keyword).
     private static func word(of tokens: [SQLTokenizer.Token], _ index: Int, in text: String) -> String? {
         guard tokens.indices.contains(index), tokens[index].kind == .word else { return nil }
-        return FoldedIdentifier.asciiUppercased(SQLTokenizer.text(text, tokens[index].range))
+        return FoldedIdentifier.asciiKeyword(SQLTokenizer.text(text, tokens[index].range))
     }
 
     /// The definition: the type name, then the clauses in order.

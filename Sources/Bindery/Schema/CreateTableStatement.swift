@@ -68,8 +68,8 @@ struct CreateTableStatement {
                 throw SchemaChangeError.unreadableSchema(table: table, reason: "it has an empty definition")
             }
             let whole = SQLTokenizer.text(sql, first.range.lowerBound..<last.range.upperBound)
-            let word = FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, first.range))
-            if first.kind == .word, constraintWords.contains(word) {
+            let word = FoldedIdentifier.asciiKeyword(SQLTokenizer.text(sql, first.range))
+            if first.kind == .word, let word, constraintWords.contains(word) {
                 var name: String?
                 if word == "CONSTRAINT", part.count > 1 {
                     name = SQLTokenizer.name(part[1], in: sql)

@@ -24,7 +24,7 @@ extension QueryRequest {
         let fts = SQL.quote(identifier: searchTable)
         let match: SQL = "\(raw: fts) MATCH \(pattern)"
         var request = self
-        if let index = request.sourceJoins.firstIndex(where: { $0.alias == fts }) {
+        if let index = request.sourceJoins.firstIndex(where: { ExactText.same($0.alias, fts) }) {
             request.sourceJoins[index].conditions.append(match)
         } else {
             let rowid = SQL.quote(identifier: "bindery.rowid")
@@ -39,7 +39,7 @@ extension QueryRequest {
             request.sourceJoins.append(join)
         }
         let rank = SQL(text: fts + ".rank")
-        if ranked, !request.orderings.contains(where: { $0.text == rank.text }) {
+        if ranked, !request.orderings.contains(where: { ExactText.same($0.text, rank.text) }) {
             request.orderings.insert(rank, at: 0)
         }
         return request

@@ -105,12 +105,13 @@ struct SearchRowKey {
     /// The SQLite affinity of a declared type (sqlite.org/datatype3.html, 3.1); `ANY` in a `STRICT`
     /// table keeps values as given (`BLOB`, no affinity).
     static func affinity(ofDeclaredType type: String, strict: Bool = false) -> String {
-        let upper = FoldedIdentifier.asciiUppercased(type)
-        if strict, upper == "ANY" { return "BLOB" }
-        if upper.contains("INT") { return "INTEGER" }
-        if upper.contains("CHAR") || upper.contains("CLOB") || upper.contains("TEXT") { return "TEXT" }
-        if upper.contains("BLOB") || upper.isEmpty { return "BLOB" }
-        if upper.contains("REAL") || upper.contains("FLOA") || upper.contains("DOUB") { return "REAL" }
-        return "NUMERIC"
+        if strict, FoldedIdentifier.asciiKeyword(type) == "ANY" { return "BLOB" }
+        switch FoldedIdentifier.affinity(ofDeclaredType: type) {
+        case .integer: return "INTEGER"
+        case .text: return "TEXT"
+        case .blob: return "BLOB"
+        case .real: return "REAL"
+        case .numeric: return "NUMERIC"
+        }
     }
 }

@@ -122,13 +122,7 @@ struct SyncTableSchema {
     /// makes INTEGER, CHAR, CLOB or TEXT makes TEXT, BLOB or no type makes BLOB, then REAL, FLOA or
     /// DOUB makes REAL).
     static func hasRealAffinity(_ type: String) -> Bool {
-        let type = FoldedIdentifier.asciiUppercased(type)
-        if type.contains("INT") || type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT")
-            || type.contains("BLOB") || type.isEmpty
-        {
-            return false
-        }
-        return type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB")
+        FoldedIdentifier.affinity(ofDeclaredType: type) == .real
     }
 
     /// The values of the key columns in `row`.
