@@ -39,14 +39,6 @@ enum UTF8Text {
         return .value(string)
     }
 
-    /// The TEXT of `column` of `statement`'s current row (a TEXT value) as a `String`.
-    static func string(column: Int32, of statement: OpaquePointer) -> Read<String> {
-        guard let text = sqlite3_column_text(statement, column) else { return .noBytes }
-        let count = Int(sqlite3_column_bytes(statement, column))
-        guard let string = string(UnsafeBufferPointer(start: text, count: count)) else { return .unreadable }
-        return .value(string)
-    }
-
     /// The TEXT of `value` (a TEXT value) as a date (see ``SQLiteDate/date(fromUTF8:)``).
     static func date(of value: OpaquePointer?) -> Read<Date> {
         guard let text = sqlite3_value_text(value) else { return .noBytes }

@@ -32,8 +32,8 @@ extension Migrator {
             try conn.transaction(.immediate) { conn in
                 let applied = try appliedIdentifiers(in: conn)
                 try checkKnown(applied)
-                let appliedBytes = Set(applied.map(Self.bytes))
-                for migration in migrations where !appliedBytes.contains(Self.bytes(migration.identifier)) {
+                let appliedBytes = Set(applied.map(ExactText.init))
+                for migration in migrations where !appliedBytes.contains(ExactText(migration.identifier)) {
                     log.statements = []
                     do {
                         try migration.body(conn)

@@ -13,9 +13,9 @@ extension Migrator {
             let applied = try appliedIdentifiers(in: conn).filter { !Self.isTableSync($0) }
             guard !applied.isEmpty else { return false }
             let current = try SchemaSnapshot(reading: conn)
-            let known = Set(registeredIdentifiers.map(Self.bytes))
+            let known = Set(registeredIdentifiers.map(ExactText.init))
             let needsErase: Bool
-            if applied.contains(where: { !known.contains(Self.bytes($0)) }) {
+            if applied.contains(where: { !known.contains(ExactText($0)) }) {
                 needsErase = true
             } else {
                 // The tables that follow their types are brought in step by `migrate`: left out.
@@ -23,7 +23,7 @@ extension Migrator {
                 func unsynced(_ snapshot: SchemaSnapshot) -> [SchemaSnapshot.Object] {
                     snapshot.objects.filter { object in !synced.contains { $0.equalsIdentifier(object.tableName) } }
                 }
-                let expected = try referenceSchema(applying: Set(applied.map(Self.bytes)), like: conn)
+                let expected = try referenceSchema(applying: Set(applied.map(ExactText.init)), like: conn)
                 needsErase = unsynced(expected) != unsynced(current)
             }
             if needsErase {
@@ -35,9 +35,9 @@ extension Migrator {
 
     /// The schema that the registered migrations in `identifiers` produce on a fresh in-memory
     /// database with the options and coding options of `conn`.
-    private func referenceSchema(applying identifiers: Set<[UInt8]>, like conn: Connection) throws -> SchemaSnapshot {
+    private func referenceSchema(applying identifiers: Set<ExactText>, like conn: Connection) throws -> SchemaSnapshot {
         var reference = Migrator()
-        reference.migrations = migrations.filter { identifiers.contains(Self.bytes($0.identifier)) }
+        reference.migrations = migrations.filter { identifiers.contains(ExactText($0.identifier)) }
         let scratch = try Connection.inMemory(options: conn.options)
         defer { scratch.close() }
         scratch.codingOptions = conn.codingOptions

@@ -45,10 +45,10 @@ extension Migrator {
                     throw MigrationError.foreignKeyViolations(violations)
                 }
                 let base = TableSync.ledgerPrefix + sync.table + ": " + actions.joined(separator: ", ")
-                let applied = Set(try ledger.appliedIdentifiers().map(Self.bytes))
+                let applied = Set(try ledger.appliedIdentifiers().map(ExactText.init))
                 var identifier = base
                 var count = 1
-                while applied.contains(Self.bytes(identifier)) {
+                while applied.contains(ExactText(identifier)) {
                     count += 1
                     identifier = base + " (\(count))"
                 }

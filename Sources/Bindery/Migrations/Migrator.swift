@@ -131,8 +131,8 @@ public struct Migrator: Sendable {
     /// ```
     public func pendingIdentifiers(in conn: Connection) throws -> [String] {
         try checkRegistrations()
-        let applied = Set(try appliedIdentifiers(in: conn).map(Self.bytes))
-        return registeredIdentifiers.filter { !applied.contains(Self.bytes($0)) }
+        let applied = Set(try appliedIdentifiers(in: conn).map(ExactText.init))
+        return registeredIdentifiers.filter { !applied.contains(ExactText($0)) }
     }
 
     /// Whether the database has applied every registered migration.
@@ -165,9 +165,9 @@ public struct Migrator: Sendable {
         }
         let applied = try appliedIdentifiers(in: conn)
         try checkKnown(applied)
-        let alreadyApplied = Set(applied.map(Self.bytes))
+        let alreadyApplied = Set(applied.map(ExactText.init))
         var done: [String] = []
-        for migration in selected where !alreadyApplied.contains(Self.bytes(migration.identifier)) {
+        for migration in selected where !alreadyApplied.contains(ExactText(migration.identifier)) {
             if try apply(migration, to: conn) {
                 done.append(migration.identifier)
             }
@@ -192,7 +192,7 @@ public struct Migrator: Sendable {
                 // Looked up again now that this transaction holds the write lock.
                 let applied = try ledger.appliedIdentifiers()
                 try checkKnown(applied)
-                guard !applied.contains(where: { Self.same($0, migration.identifier) }) else { return false }
+                guard !applied.contains(where: { ExactText.same($0, migration.identifier) }) else { return false }
                 try migration.body(conn)
                 let violations = try ForeignKeyViolation.all(in: conn, limit: 100)
                 guard violations.isEmpty else {
@@ -216,7 +216,7 @@ public struct Migrator: Sendable {
     private func migrations(through target: String?) throws -> ArraySlice<Migration> {
         try checkRegistrations()
         guard let target else { return migrations[...] }
-        guard let index = migrations.firstIndex(where: { Self.same($0.identifier, target) }) else {
+        guard let index = migrations.firstIndex(where: { ExactText.same($0.identifier, target) }) else {
             throw MigrationError.unknownTarget(target)
         }
         return migrations[...index]
@@ -224,8 +224,8 @@ public struct Migrator: Sendable {
 
     /// Throws ``MigrationError/duplicateIdentifier(_:)`` for the first identifier registered twice.
     func checkRegistrations() throws {
-        var seen: Set<[UInt8]> = []
-        for migration in migrations where !seen.insert(Self.bytes(migration.identifier)).inserted {
+        var seen: Set<ExactText> = []
+        for migration in migrations where !seen.insert(ExactText(migration.identifier)).inserted {
             throw MigrationError.duplicateIdentifier(migration.identifier)
         }
     }
@@ -233,28 +233,18 @@ public struct Migrator: Sendable {
     /// Throws ``MigrationError/unknownApplied(_:)`` when `applied` holds identifiers that are not
     /// registered.
     func checkKnown(_ applied: [String]) throws {
-        let known = Set(registeredIdentifiers.map(Self.bytes))
-        let unknown = applied.filter { !known.contains(Self.bytes($0)) && !Self.isTableSync($0) }
+        let known = Set(registeredIdentifiers.map(ExactText.init))
+        let unknown = applied.filter { !known.contains(ExactText($0)) && !Self.isTableSync($0) }
         guard unknown.isEmpty else {
             throw MigrationError.unknownApplied(unknown)
         }
     }
 }
 
-/// Identifiers told apart as the ledger's `TEXT PRIMARY KEY` tells them apart: by their UTF-8 bytes.
-/// Swift's `String` equality holds "café" composed and decomposed equal; the ledger keeps both, and
-/// so a migration applied under one spelling is not the one registered under the other.
+/// Identifiers are told apart as the ledger's `TEXT PRIMARY KEY` tells them apart, by their bytes
+/// (``ExactText``): Swift's `String` equality holds "café" composed and decomposed equal; the ledger
+/// keeps both, and so a migration applied under one spelling is not the one registered under the other.
 extension Migrator {
-    /// The UTF-8 bytes of `identifier`, what a set of identifiers holds.
-    static func bytes(_ identifier: String) -> [UInt8] {
-        Array(identifier.utf8)
-    }
-
-    /// Whether `lhs` and `rhs` are one identifier (the same bytes).
-    static func same(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.elementsEqual(rhs.utf8)
-    }
-
     /// Whether `identifier` is one a table sync recorded (it starts with ``TableSync/ledgerPrefix``).
     static func isTableSync(_ identifier: String) -> Bool {
         identifier.utf8.starts(with: TableSync.ledgerPrefix.utf8)

@@ -219,7 +219,7 @@ extension Connection {
         -> SQLiteValue
     {
         guard sqlite3_column_type(rows.handle, index) == SQLITE_TEXT else { return try rows.value(at: index) }
-        switch UTF8Text.string(column: index, of: rows.handle) {
+        switch UTF8Text.string(of: sqlite3_column_value(rows.handle, index)) {
         case .value(let text): return .text(text)
         case .noBytes: return try rows.value(at: index)
         case .unreadable:

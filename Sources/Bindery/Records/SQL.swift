@@ -156,31 +156,16 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         if !other.listPads.isEmpty {
             let pads = other.listPads
             let shift = (text: text.utf8.count, values: count)
-            appendListPads(pads.map { $0.shifted(text: shift.text, values: shift.values) })
+            listPads.append(contentsOf: pads.map { $0.shifted(text: shift.text, values: shift.values) })
         }
         text += other.text
         if count == 0 {
             leading = other.leading
             values = other.values
         } else if other.valueCount > 0 {
-            appendValues(other.allValues)
+            values.append(contentsOf: other.allValues)
         }
         hasSpecialArguments = hasSpecialArguments || other.hasSpecialArguments
-    }
-
-    /// Appends `more` to ``values``.
-    private mutating func appendValues(_ more: [any Encodable & Sendable]) {
-        values.append(contentsOf: more)
-    }
-
-    /// Appends `value` to ``values``.
-    private mutating func appendValue(_ value: any Encodable & Sendable) {
-        values.append(value)
-    }
-
-    /// Appends `pads` to ``listPads``.
-    private mutating func appendListPads(_ pads: [ListPad]) {
-        listPads.append(contentsOf: pads)
     }
 
     /// Binds the values to `statement`'s parameters, each converted by `encoder`, without gathering
@@ -287,7 +272,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
                     return
                 }
             }
-            sql.appendValue(value)
+            sql.values.append(value)
         }
 
         /// Whether the text has storage reserved for the whole interpolation, which a first literal
@@ -322,7 +307,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
                 return
             }
             sql.text += "?"
-            sql.appendValue(value)
+            sql.values.append(value)
         }
 
         /// Binds a value interpolated after `IN`, which checks its encoding when bound. Out of line: the
@@ -363,7 +348,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
             var elements: [any Encodable & Sendable] = list.map { $0 }
             if elements.count > SQL.listParameterLimit {
                 sql.text += "(SELECT +value FROM json_each(?))"
-                sql.appendValue(SQLJSONList(elements: elements))
+                sql.values.append(SQLJSONList(elements: elements))
                 sql.hasSpecialArguments = true
                 return
             }
@@ -375,7 +360,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
             sql.text += "("
             for index in elements.indices {
                 if index == count {
-                    sql.appendListPads([
+                    sql.listPads.append(contentsOf: [
                         ListPad(
                             offset: sql.text.utf8.count, count: elements.count - count,
                             valueIndex: sql.valueCount + count)
@@ -384,7 +369,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
                 sql.text += index == 0 ? "?" : ", ?"
             }
             sql.text += ")"
-            sql.appendValues(elements)
+            sql.values.append(contentsOf: elements)
         }
 
         /// `count` rounded up to the next power of two, or to ``SQL/listParameterLimit`` past the last
@@ -398,7 +383,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         /// Binds a value that makes its own argument.
         private mutating func append(special: any SQLSpecialArgument) {
             sql.text += "?"
-            sql.appendValue(special)
+            sql.values.append(special)
             sql.hasSpecialArguments = true
         }
 

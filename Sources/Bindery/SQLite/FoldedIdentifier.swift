@@ -23,12 +23,6 @@ struct FoldedIdentifier: Hashable, Sendable {
         String(decoding: text.utf8.map { $0 >= 0x61 && $0 <= 0x7A ? $0 & 0xDF : $0 }, as: UTF8.self)
     }
 
-    /// `text` with its ASCII capital letters made small and every other byte kept (see
-    /// ``asciiUppercased(_:)``).
-    static func asciiLowercased(_ text: some StringProtocol) -> String {
-        String(decoding: text.utf8.map(fold), as: UTF8.self)
-    }
-
     /// `text` upper-cased as a keyword (``asciiUppercased(_:)``), or nil when it holds a byte that is not
     /// ASCII: no keyword does, and a `String` comparison would hold `CHEC\u{212A}` (the Kelvin sign) equal
     /// to `CHECK`, where SQLite reads a name.

@@ -99,31 +99,30 @@ extension Statement {
         guard status.isClear else {
             throw status.error(sql: sql)
         }
-        var keys: [[UInt8]: String] = [:]
+        var keys: [ExactText: String] = [:]
         for key in arguments.keys {
-            keys[Array(key.utf8)] = key
+            keys[ExactText(key)] = key
         }
-        var used = Set<[UInt8]>()
+        var used = Set<ExactText>()
         for index in 1...max(parameterCount, 1) where index <= parameterCount {
             guard let name = parameterName(at: index) else {
                 throw SQLiteError(
                     code: .range, message: "parameter \(index) is positional; named arguments need named parameters",
                     sql: sql)
             }
-            let spelt = Array(name.utf8)
-            // The prefix (`:`, `@` or `$`) is one ASCII byte.
-            let bare = Array(spelt.dropFirst())
-            let bytes: [UInt8]
+            let spelt = ExactText(name)
+            let bare = ExactText(String(name.dropFirst()))
+            let key: ExactText
             if keys[spelt] != nil {
-                bytes = spelt
+                key = spelt
             } else if keys[bare] != nil {
-                bytes = bare
+                key = bare
             } else {
                 throw SQLiteError(code: .range, message: "no argument given for parameter \(name)", sql: sql)
             }
-            used.insert(bytes)
+            used.insert(key)
             // Checked above: the key is present.
-            try bind(keys[bytes].flatMap { arguments[$0] } ?? .null, at: index)
+            try bind(keys[key].flatMap { arguments[$0] } ?? .null, at: index)
         }
         let unknown = keys.filter { !used.contains($0.key) }.map(\.value)
         if !unknown.isEmpty {

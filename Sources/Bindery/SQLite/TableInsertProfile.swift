@@ -119,7 +119,7 @@ extension Connection {
         // The rowid's alias: a single INTEGER key column of a rowid table, unless SQLite made an index for
         // the key, which it does when the column is not the rowid (`INTEGER PRIMARY KEY DESC`).
         var rowidAlias: String?
-        if hasRowid, keyColumns.count == 1, FoldedIdentifier.asciiUppercased(keyColumns[0].type) == "INTEGER" {
+        if hasRowid, keyColumns.count == 1, FoldedIdentifier.same(keyColumns[0].type, "INTEGER") {
             let keyIndexes = try rows(
                 "SELECT count(*) FROM pragma_index_list(?1, ?2) WHERE origin = 'pk'",
                 arguments: [.text(name), .text(schema)]

@@ -27,10 +27,10 @@ struct CreateTableStatement {
         let tokens = SQLTokenizer.tokens(of: sql)
         guard let open = tokens.firstIndex(where: { $0.kind == .symbol(UInt8(ascii: "(")) }),
             tokens[..<open].contains(where: {
-                FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, $0.range)) == "TABLE"
+                FoldedIdentifier.same(SQLTokenizer.text(sql, $0.range), "TABLE")
             }),
             !tokens[..<open].contains(where: {
-                FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, $0.range)) == "VIRTUAL"
+                FoldedIdentifier.same(SQLTokenizer.text(sql, $0.range), "VIRTUAL")
             })
         else {
             throw SchemaChangeError.unreadableSchema(table: table, reason: "it is not a plain CREATE TABLE statement")

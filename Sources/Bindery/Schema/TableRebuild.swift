@@ -289,7 +289,7 @@ struct TableRebuild {
             let pk: Int = try row[2]
             return ColumnInfo(
                 name: try row[0], generated: hidden == 2 || hidden == 3,
-                isRowIDAlias: pk == 1 && keyCount == 1 && FoldedIdentifier.asciiUppercased(type) == "INTEGER"
+                isRowIDAlias: pk == 1 && keyCount == 1 && FoldedIdentifier.same(type, "INTEGER")
                     && !keyIndexed)
         }
     }
@@ -338,8 +338,8 @@ struct TableRebuild {
             // SQLite keeps a trigger's statement as `CREATE TRIGGER …`, without the TEMP it was made with.
             let tokens = SQLTokenizer.tokens(of: sql)
             guard tokens.count > 2, tokens[0].kind == .word, tokens[1].kind == .word,
-                FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, tokens[0].range)) == "CREATE",
-                FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, tokens[1].range)) == "TRIGGER"
+                FoldedIdentifier.same(SQLTokenizer.text(sql, tokens[0].range), "CREATE"),
+                FoldedIdentifier.same(SQLTokenizer.text(sql, tokens[1].range), "TRIGGER")
             else {
                 throw SchemaChangeError.unreadableSchema(
                     table: table, reason: "the statement of its temporary trigger \"\(name)\" is not CREATE TRIGGER")

@@ -80,7 +80,7 @@ extension Connection {
         guard
             let join = tokens.indices.first(where: {
                 tokens[$0].kind == .word
-                    && FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, tokens[$0].range)) == "JOIN"
+                    && FoldedIdentifier.same(SQLTokenizer.text(sql, tokens[$0].range), "JOIN")
             }), join + 1 < tokens.count
         else { return nil }
         return SQLTokenizer.name(tokens[join + 1], in: sql)

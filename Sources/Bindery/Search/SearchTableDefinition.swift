@@ -11,9 +11,9 @@ struct SearchTableDefinition {
         let tokens = SQLTokenizer.tokens(of: sql)
         func word(_ index: Int) -> String? {
             guard index < tokens.count, tokens[index].kind == .word else { return nil }
-            return FoldedIdentifier.asciiLowercased(SQLTokenizer.text(sql, tokens[index].range))
+            return FoldedIdentifier.asciiKeyword(SQLTokenizer.text(sql, tokens[index].range))
         }
-        guard let using = tokens.indices.first(where: { word($0) == "using" }), word(using + 1) == "fts5",
+        guard let using = tokens.indices.first(where: { word($0) == "USING" }), word(using + 1) == "FTS5",
             using + 2 < tokens.count, tokens[using + 2].kind == .symbol(UInt8(ascii: "("))
         else { return nil }
         var arguments: [[SQLTokenizer.Token]] = [[]]
@@ -35,7 +35,7 @@ struct SearchTableDefinition {
         content = nil
         for argument in arguments where !argument.isEmpty {
             if argument.count >= 3, argument[1].kind == .symbol(UInt8(ascii: "=")) {
-                guard FoldedIdentifier.asciiLowercased(SQLTokenizer.name(argument[0], in: sql)) == "content" else {
+                guard FoldedIdentifier.same(SQLTokenizer.name(argument[0], in: sql), "content") else {
                     continue
                 }
                 content = Self.value(argument[2], in: sql)

@@ -44,7 +44,7 @@ struct IndexDefinition {
         let tokens = SQLTokenizer.tokens(of: sql)
         func isWord(_ index: Int, _ word: String) -> Bool {
             index < tokens.count && tokens[index].kind == .word
-                && FoldedIdentifier.asciiUppercased(SQLTokenizer.text(sql, tokens[index].range)) == word
+                && FoldedIdentifier.same(SQLTokenizer.text(sql, tokens[index].range), word)
         }
         // `ON` is a keyword: the first one outside a quoted name precedes the table's name.
         guard let on = tokens.indices.first(where: { isWord($0, "ON") }), on + 2 < tokens.count,

@@ -103,7 +103,7 @@ struct SyncTableSchema {
                 reason: "it has no PRIMARY KEY, and only rows with a key can be matched between copies: declare a "
                     + "UUID (TEXT) or another TEXT primary key that the app chooses")
         }
-        if keyColumns.count == 1, FoldedIdentifier.asciiUppercased(types[keyColumns[0]]) == "INTEGER" {
+        if keyColumns.count == 1, FoldedIdentifier.same(types[keyColumns[0]], "INTEGER") {
             // An INTEGER PRIMARY KEY of a rowid table is the rowid; a WITHOUT ROWID table has an index
             // whose origin is "pk" instead.
             let withoutRowID = try connection.rows(
