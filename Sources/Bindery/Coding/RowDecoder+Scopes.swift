@@ -64,11 +64,19 @@ extension RowDecoder {
         return scoping.prefetched[key.stringValue]
     }
 
-    /// The value of `key` that `source` fetched for the current row; throws when it is not a `T`.
+    /// The value of `key` that `source` fetched for the current row; throws when it is not a `T`. An
+    /// error decoding the fetched records (those of a to-many step decode when the first row asks for
+    /// them) names `key` first in its path, as a nested value's does.
     @inline(never)
     private func prefetched<T, Key: CodingKey>(_ type: T.Type, from source: any PrefetchedValues, key: Key) throws -> T
     {
-        guard let value = try source.value(T.self, row: handle) else {
+        let fetched: T?
+        do {
+            fetched = try source.value(T.self, row: handle)
+        } catch {
+            throw Self.nested(error, in: key)
+        }
+        guard let value = fetched else {
             throw DecodingError.typeMismatch(
                 T.self,
                 .init(
@@ -140,17 +148,18 @@ extension RowDecoder {
     /// throw. Throws ``RowScopeError/invalidScope(property:reason:)`` naming the scope.
     private func checkScopeWidth<T>(of child: RowDecoder, key: String, type: T.Type) throws {
         child.scopeWidthChecked = true
-        guard scopeName == nil, let scopes = scoping?.explicit,
+        guard let scopes = scoping?.explicit,
             let scope = scopes.first(where: { $0.property == key }), case .columns(let count) = scope.extent
         else { return }
         let read = child.columnsRead
-        // A presence column is read by no property.
-        guard read.count != count - (scope.presence ? 1 : 0) else { return }
+        // A presence column (an association's, added by Bindery) is read by no property, nor counted.
+        let width = count - (scope.presence ? 1 : 0)
+        guard read.count != width else { return }
         let names = read.sorted().map { "\"\(columnName($0))\"" }.joined(separator: ", ")
         throw RowScopeError.invalidScope(
             property: key,
             reason:
-                "has \(count) column\(count == 1 ? "" : "s"), but \(T.self) reads \(read.count) "
+                "has \(width) column\(width == 1 ? "" : "s"), but \(T.self) reads \(read.count) "
                 + "(\(names)): a .columns scope must hold exactly the columns its value reads")
     }
 

@@ -62,6 +62,21 @@ public struct ToManyAssociation<Origin: Record, Destination: Record>: Sendable, 
         adding(association.descriptor, .joinOptional)
     }
 
+    /// The same association, joined to the to-many `association`'s table by an INNER JOIN in the
+    /// association's own query, without selecting its columns, to filter its records by them: an
+    /// associated record appears in its array once per row of `association` that matches, as a
+    /// request's row does with ``QueryRequest/joining(required:)-(ToManyAssociation<Base,Destination>)``.
+    /// To keep each record once, filter with an `EXISTS` subquery instead.
+    public func joining<Next>(required association: ToManyAssociation<Destination, Next>) -> Self {
+        adding(association.descriptor, .joinRequired)
+    }
+
+    /// The same association, joined to the to-many `association`'s table by a LEFT JOIN in its own
+    /// query, without selecting its columns.
+    public func joining<Next>(optional association: ToManyAssociation<Destination, Next>) -> Self {
+        adding(association.descriptor, .joinOptional)
+    }
+
     /// The same association, each associated record with all the records `association` associates to
     /// it, into an array property named after its key: one more query for all of them, whatever the
     /// number of rows, as for the request's own to-many associations.

@@ -73,6 +73,27 @@ public struct ToOneAssociation<Origin: Record, Destination: Record>: Sendable, A
         adding(association.descriptor, .joinOptional)
     }
 
+    /// The same association, joined to the to-many `association`'s table by an INNER JOIN without
+    /// selecting its columns, to filter or order by them. As with a request's own `joining(required:)` of
+    /// a to-many association, the request's row appears once per associated row that matches (add
+    /// ``QueryRequest/distinct()`` to see it once).
+    ///
+    /// ```swift
+    /// // Loans of books with a five-star review.
+    /// Loan.all()
+    ///     .joining(required: Loan.book.joining(required: Book.reviews.filter("\(Book.reviews.column("stars")) = 5")))
+    ///     .distinct()
+    /// ```
+    public func joining<Next>(required association: ToManyAssociation<Destination, Next>) -> Self {
+        adding(association.descriptor, .joinRequired)
+    }
+
+    /// The same association, joined to the to-many `association`'s table by a LEFT JOIN without
+    /// selecting its columns: a row appears once per associated row, or once when there is none.
+    public func joining<Next>(optional association: ToManyAssociation<Destination, Next>) -> Self {
+        adding(association.descriptor, .joinOptional)
+    }
+
     /// The same association, each associated record with all the records `association` associates to
     /// it, into an array property named after its key: one more query for all of them, whatever the
     /// number of rows (see ``QueryRequest/including(all:)``).
