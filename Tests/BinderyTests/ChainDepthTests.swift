@@ -306,4 +306,41 @@ import Testing
             AuthorCount.self, Author.all().annotated(with: wellReviewed.count.forKey("bookCount")).order("author.id"))
         #expect(counts.map(\.bookCount) == [1, 1, 0])
     }
+    // MARK: An association's columns among the row's own
+
+    struct TitleAndAuthor: Decodable, Equatable {
+        var title: String
+        var name: String
+        var countryId: Int64?
+    }
+
+    @Test func annotatedWithAWholeAssociationSelectsAllItsColumnsAndRefusesAnAmbiguousName() throws {
+        let conn = try Fixture.library()
+        let request = Book.all().annotated(withRequired: Book.author).order("book.id")
+        #expect(try conn.sql(for: request).text.hasPrefix(#"SELECT "book".*, "author".* FROM "book""#))
+        #expect(
+            try conn.fetchAll(TitleAndAuthor.self, request) == [
+                TitleAndAuthor(title: "Dune", name: "Ann", countryId: 1),
+                TitleAndAuthor(title: "Emma", name: "Bob", countryId: nil),
+                TitleAndAuthor(title: "Saga", name: "Ann", countryId: 1),
+            ])
+        // Both tables have an "id": a property named so could mean either, and throws naming it.
+        struct WithID: Decodable {
+            var id: Int64
+            var title: String
+        }
+        do {
+            _ = try conn.fetchAll(WithID.self, request)
+            Issue.record("decoded an id that two columns hold")
+        } catch DecodingError.dataCorrupted(let context) {
+            #expect(context.codingPath.map(\.stringValue) == ["id"])
+            #expect(context.debugDescription.contains(#"column "id" appears 2 times in the row"#))
+        }
+        let optional = Book.all().annotated(withOptional: Book.author).order("book.id")
+        struct TitleMaybeAuthor: Decodable, Equatable {
+            var title: String
+            var name: String?
+        }
+        #expect(try conn.fetchAll(TitleMaybeAuthor.self, optional).map(\.name) == ["Ann", "Bob", nil, "Ann"])
+    }
 }
