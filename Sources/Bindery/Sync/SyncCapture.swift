@@ -34,6 +34,7 @@ final class SyncCapture: TransactionParticipant {
         if let missing = missingOption {
             throw SyncError.sessionExtensionUnavailable(missingOption: missing)
         }
+        try configuration.checkResolvers()
         self.configuration = configuration
         try connection.transaction(.immediate) { connection in
             try SyncState.create(on: connection)

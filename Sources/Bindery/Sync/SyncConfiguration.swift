@@ -29,6 +29,18 @@ public struct SyncConfiguration: Sendable, DatabaseWriterExtension {
         tables.first { FoldedIdentifier.same($0.name, name) }
     }
 
+    /// Throws ``SyncError/resolverOfAnotherTable(table:recordType:recordTable:)`` for a table whose
+    /// resolver's record type is stored in another table: its merged records would be written there.
+    func checkResolvers() throws {
+        for table in tables {
+            guard case .resolver(let resolver) = table.policy.kind,
+                !FoldedIdentifier.same(resolver.recordTable, table.name)
+            else { continue }
+            throw SyncError.resolverOfAnotherTable(
+                table: table.name, recordType: resolver.recordType, recordTable: resolver.recordTable)
+        }
+    }
+
     func install(on writer: Connection) throws {
         let capture = try SyncCapture(configuration: self, connection: writer)
         writer.setTransactionParticipant(capture)

@@ -46,6 +46,10 @@ public struct SyncPolicy: Sendable {
     /// })
     /// ```
     ///
+    /// `T` is the table's record type: a merged record is stored by an upsert of `T`, in its
+    /// ``Record/tableName``. Opening a database whose synced table has a resolver of a type stored in
+    /// another table throws ``SyncError/resolverOfAnotherTable(table:recordType:recordTable:)``.
+    ///
     /// Every copy runs the resolver for the conflicts of the hub's log, so it must decide from its
     /// arguments alone (no clock, no randomness, no state of its own), or copies may disagree. A
     /// resolver that throws stops the pull at that changeset, which stays pending with
