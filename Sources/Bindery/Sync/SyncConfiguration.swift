@@ -41,8 +41,10 @@ public struct SyncConfiguration: Sendable, DatabaseWriterExtension {
         }
     }
 
-    func install(on writer: Connection) throws {
-        let capture = try SyncCapture(configuration: self, connection: writer)
+    /// Installs change capture; a database just copied from a template becomes a copy of its own
+    /// (see ``SyncState/renewCopy(on:)``).
+    func install(on writer: Connection, fromTemplate: Bool) throws {
+        let capture = try SyncCapture(configuration: self, connection: writer, renewingCopy: fromTemplate)
         writer.setTransactionParticipant(capture)
     }
 }
