@@ -31,6 +31,9 @@ public struct SyncPolicy: Sendable {
 
     /// Column by column: a column changed on one side only keeps that change; a column changed on
     /// both sides takes the later change in hub order. Two inserts of the same key: the later wins.
+    /// A conflict over a row holding TEXT that is not valid UTF-8 stops the pull with
+    /// ``SyncError/cannotApply(sequence:table:key:reason:)`` naming the column (as with a resolver):
+    /// the merge could not compare or write back those bytes as stored.
     public static let fieldWise = SyncPolicy(kind: .fieldWise)
 
     /// A closure decides, given the row as it was, as this copy has it and as the other change has
