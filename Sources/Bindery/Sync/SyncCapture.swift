@@ -35,7 +35,7 @@ final class SyncCapture: TransactionParticipant {
         if let missing = missingOption {
             throw SyncError.sessionExtensionUnavailable(missingOption: missing)
         }
-        try configuration.checkResolvers()
+        try configuration.check()
         self.configuration = configuration
         try connection.transaction(.immediate) { connection in
             try SyncState.create(on: connection)

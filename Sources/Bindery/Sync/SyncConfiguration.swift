@@ -29,9 +29,18 @@ public struct SyncConfiguration: Sendable, DatabaseWriterExtension {
         tables.first { FoldedIdentifier.same($0.name, name) }
     }
 
-    /// Throws ``SyncError/resolverOfAnotherTable(table:recordType:recordTable:)`` for a table whose
-    /// resolver's record type is stored in another table: its merged records would be written there.
-    func checkResolvers() throws {
+    /// Throws ``SyncError/duplicateTable(_:other:)`` for a table declared twice (names compared as
+    /// SQLite compares them), which would be settled by the first declaration's policy alone, and
+    /// ``SyncError/resolverOfAnotherTable(table:recordType:recordTable:)`` for a table whose resolver's
+    /// record type is stored in another table: its merged records would be written there.
+    func check() throws {
+        var seen: [FoldedIdentifier: String] = [:]
+        for table in tables {
+            if let first = seen[FoldedIdentifier(table.name)] {
+                throw SyncError.duplicateTable(first, other: table.name)
+            }
+            seen[FoldedIdentifier(table.name)] = table.name
+        }
         for table in tables {
             guard case .resolver(let resolver) = table.policy.kind,
                 !FoldedIdentifier.same(resolver.recordTable, table.name)
