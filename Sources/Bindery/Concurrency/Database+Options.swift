@@ -30,7 +30,9 @@ extension Database {
         /// from a prepared schema and data. Default `nil`. Only the file itself is copied: a
         /// template in WAL mode must be checkpointed (closed by every writer), or its latest
         /// transactions, still in its `-wal` file, are not part of the copy. A template missing at
-        /// this path throws ``SQLiteError`` with code ``SQLiteError/Code/cannotOpen`` naming it.
+        /// this path throws ``SQLiteError`` with code ``SQLiteError/Code/cannotOpen`` naming it. With
+        /// ``sync``, a database copied from a template that was synced is a copy of its own (a new copy
+        /// id), which pushes the template's unpushed changes as its own.
         public var templatePath: String?
         /// Whether SQLite's legacy rule that reads a double-quoted name matching no column as a string
         /// literal is on, on every connection. Default `false`: a misspelt `"\(identifier: name)"`

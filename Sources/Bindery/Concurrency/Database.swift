@@ -73,8 +73,10 @@ public actor Database {
     /// A file that is not a SQLite database throws ``SQLiteError`` with code
     /// ``SQLiteError/Code/notADatabase``.
     public init(path: String, options: Options = Options()) throws {
+        var fromTemplate = false
         if let template = options.templatePath, !FileManager.default.fileExists(atPath: path) {
             try Database.installTemplate(template, at: path)
+            fromTemplate = true
         }
         let writer = try Connection(path: path, options: options.connectionOptions(readOnly: options.readOnly))
         writer.codingOptions = options.coding
@@ -88,7 +90,7 @@ public actor Database {
             }
             try writer.disableAutomaticCheckpoints()
         }
-        try options.writerExtension?.install(on: writer)
+        try options.writerExtension?.install(on: writer, fromTemplate: fromTemplate)
         let readers = isWAL && options.readerCount > 0 ? try Database.openReaders(path: path, options: options) : nil
         self.init(path: path, options: options, writer: writer, readers: readers)
     }
@@ -103,7 +105,7 @@ public actor Database {
     public static func inMemory(options: Options = Options()) throws -> Database {
         let writer = try Connection.inMemory(options: options.connectionOptions(readOnly: false))
         writer.codingOptions = options.coding
-        try options.writerExtension?.install(on: writer)
+        try options.writerExtension?.install(on: writer, fromTemplate: false)
         return Database(path: ":memory:", options: options, writer: writer, readers: nil)
     }
 

@@ -4,11 +4,13 @@ import CSQLite
 extension Connection {
     /// What a request's SQL reads from this connection's schema.
     var requestSchema: RequestSchema {
-        RequestSchema(
+        let options = codingOptions
+        return RequestSchema(
             keys: { descriptor in try self.joinKeys(descriptor) },
             collation: { table, column in self.columnCollation(table: table, column: column) },
             selectionWidth: { descriptor in try self.selectionWidth(descriptor) },
-            tableColumns: { table in try self.selectedColumns(of: table) }, connection: self)
+            tableColumns: { table in try self.selectedColumns(of: table) }, connection: self,
+            columnName: { key in options.columnName(forKey: key) })
     }
 
     /// How many columns the selection of `descriptor` has: those of `SELECT <selection> FROM <its table>`,

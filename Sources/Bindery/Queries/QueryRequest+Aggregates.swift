@@ -41,8 +41,9 @@ extension QueryRequest {
     ///     BookInfo.self, Book.all().annotated(with: "\(Column("pages")) * \(2)", as: "doublePages"))
     /// ```
     ///
-    /// The key is quoted. A key that another annotation has, or that names a column of the table (when
-    /// the request selects all of them), throws ``RequestError/annotationKeyClash(key:other:)``; an
+    /// The column is the one `key` names under the connection's ``CodingOptions/keyStrategy``
+    /// (`double_pages` with `.snakeCase`), which the property reads, quoted. A key whose column another
+    /// annotation has, or is a column of the table (when the request selects all of them), throws ``RequestError/annotationKeyClash(key:other:)``; an
     /// empty one ``RequestError/annotationWithoutKey(annotation:)``. An expression that calls an
     /// aggregate function (`count(*)`) makes the request aggregate its rows, as such a selection does.
     public func annotated(with expression: SQL, as key: String) -> QueryRequest {
@@ -74,11 +75,12 @@ extension QueryRequest {
         return havingConditions + (try aggregateHavings.map { try aggregateSQL($0, grouped: true, resolve) })
     }
 
-    /// Throws when an annotation has no key, two have the same, or one has the name of a column of the
-    /// table (read from the schema when the request selects every column and has an annotation of an
-    /// expression).
+    /// Throws when an annotation has no key, two have the same column, or one has the name of a column
+    /// of the table (read from the schema when the request selects every column and has an annotation
+    /// of an expression). An annotation's column is the one its key names under the connection's key
+    /// strategy (``RequestSchema/columnName``), the column its property reads.
     func checkAnnotationKeys(_ resolve: KeyResolver) throws {
-        var keys = Set<FoldedIdentifier>()
+        var columns = Set<FoldedIdentifier>()
         for annotation in annotations {
             guard !annotation.key.isEmpty else {
                 let shown: String
@@ -88,14 +90,19 @@ extension QueryRequest {
                 }
                 throw RequestError.annotationWithoutKey(annotation: shown)
             }
-            guard keys.insert(FoldedIdentifier(annotation.key)).inserted else {
+            guard columns.insert(FoldedIdentifier(resolve.columnName(annotation.key))).inserted else {
                 throw RequestError.annotationKeyClash(key: annotation.key, other: "another annotation")
             }
         }
         let hasExpression = annotations.contains { $0.formula == nil }
-        guard selection == nil, hasExpression, let columns = try resolve.tableColumns(Base.tableName) else { return }
-        for column in columns {
-            if let annotation = annotations.first(where: { FoldedIdentifier($0.key) == FoldedIdentifier(column) }) {
+        guard selection == nil, hasExpression, let tableColumns = try resolve.tableColumns(Base.tableName) else {
+            return
+        }
+        for column in tableColumns {
+            let clashing = annotations.first { annotation in
+                FoldedIdentifier(resolve.columnName(annotation.key)) == FoldedIdentifier(column)
+            }
+            if let annotation = clashing {
                 throw RequestError.annotationKeyClash(
                     key: annotation.key,
                     other: "the column " + SQL.quote(identifier: column) + " of "

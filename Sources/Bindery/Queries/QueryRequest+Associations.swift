@@ -72,7 +72,9 @@ extension QueryRequest {
     /// request's columns. In a request that groups its rows (`group`, `having`, or an aggregate in
     /// its selection), into a property of each group: the aggregate over the associated rows of all
     /// the group's rows. Such a request that also joins a to-many association throws
-    /// ``AssociationError/annotationOfGroupedJoin(annotation:association:)``.
+    /// ``AssociationError/annotationOfGroupedJoin(annotation:association:)``. The column is the one the
+    /// aggregate's key names under the connection's ``CodingOptions/keyStrategy`` (`order_count` with
+    /// `.snakeCase`), which its property reads.
     ///
     /// ```swift
     /// struct CustomerCount: Decodable { var customer: Customer; var orderCount: Int }

@@ -133,7 +133,9 @@ extension QueryRequest {
         return sql
     }
 
-    /// `, (SELECT count(*) …) AS "orderCount"` for each annotation; in a request that aggregates its
+    /// `, (SELECT count(*) …) AS "orderCount"` for each annotation, under the column its key names with
+    /// the connection's key strategy (`"order_count"` with `.snakeCase`), which is the column its
+    /// property reads; in a request that aggregates its
     /// rows (by `group`, `having`, or an aggregate in its selection), the aggregate of those values over
     /// each group: `sum((SELECT count(*) …))`, so that a group counts the associated rows of all its
     /// rows.
@@ -153,7 +155,7 @@ extension QueryRequest {
             case .expression(let expression):
                 value = SQL(text: "(") + expression + ")"
             }
-            sql += ", " + value + SQL(text: " AS " + SQL.quote(identifier: annotation.key))
+            sql += ", " + value + SQL(text: " AS " + SQL.quote(identifier: resolve.columnName(annotation.key)))
         }
         return sql
     }

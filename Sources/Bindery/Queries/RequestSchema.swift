@@ -14,6 +14,10 @@ struct RequestSchema {
     /// The connection whose schema this reads, for what a request's parts read of it themselves
     /// (``SourceJoin/schemaJoinCondition``); nil without one.
     var connection: Connection? = nil
+    /// The column a coding key names under the connection's key strategy
+    /// (``CodingOptions/keyStrategy``), which an annotation's column must have for its property to
+    /// read it; the key itself without a connection.
+    var columnName: (_ key: String) -> String = { $0 }
 
     /// Without a connection: the keys that associations give, nothing from the schema.
     static var unresolved: RequestSchema {

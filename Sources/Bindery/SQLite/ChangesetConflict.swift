@@ -39,6 +39,11 @@ struct ChangesetConflict {
     var new: [SQLiteValue?]
     /// The row in the database the change conflicts with (``Kind/data`` and ``Kind/conflict``).
     var current: [SQLiteValue?]
+    /// The first column, by position, where one of ``old``, ``new`` and ``current`` holds TEXT that is
+    /// not valid UTF-8 (SQLite's TEXT holds any bytes), which its `String` holds repaired (U+FFFD in
+    /// place of the invalid bytes): such a value is not the one stored, and must not be compared or
+    /// written back as if it were. Nil when every text is valid.
+    var invalidTextColumn: Int? = nil
 
     /// Reads the conflict of `kind` from SQLite's iterator; throws ``SQLiteError/Code/noMemory`` when
     /// SQLite could not hand over a value.
@@ -59,6 +64,7 @@ struct ChangesetConflict {
         }
         /// The values of the row SQLite's iterator holds: the old row, the new one, or the current one.
         enum Row { case old, new, current }
+        var invalidTextColumn: Int?
         func read(_ row: Row) throws -> [SQLiteValue?] {
             try (0..<columns).map { column in
                 var value: OpaquePointer?
@@ -69,6 +75,9 @@ struct ChangesetConflict {
                     case .current: bindery_changeset_conflict(iterator, column, &value)
                     }
                 guard code == SQLITE_OK, let value else { return nil }
+                if sqlite3_value_type(value) == SQLITE_TEXT, SQLiteMemory.isValidText(ofValue: value) == false {
+                    invalidTextColumn = Swift.min(invalidTextColumn ?? Int(column), Int(column))
+                }
                 return try SQLiteValue(value: value)
             }
         }
@@ -77,6 +86,7 @@ struct ChangesetConflict {
             old: operation == SQLITE_INSERT ? [] : try read(.old),
             new: operation == SQLITE_DELETE ? [] : try read(.new),
             current: kind == .data || kind == .conflict ? try read(.current) : [])
+        self.invalidTextColumn = invalidTextColumn
     }
 
     init(

@@ -41,6 +41,22 @@ enum SQLiteMemory {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// Whether the text of the `sqlite3_value` `value` (a TEXT value) is valid UTF-8; nil when SQLite
+    /// could not give its bytes (out of memory).
+    static func isValidText(ofValue value: OpaquePointer) -> Bool? {
+        withText(ofValue: value) { bytes in
+            var iterator = bytes.makeIterator()
+            var decoder = UTF8()
+            while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue: continue
+                case .emptyInput: return true
+                case .error: return false
+                }
+            }
+        } ?? (sqlite3_value_bytes(value) == 0 ? true : nil)
+    }
+
     /// `body` given the text of the `sqlite3_value` `value` (a TEXT value), lent for the call; nil when
     /// SQLite could not give it (out of memory).
     static func withText<R>(ofValue value: OpaquePointer, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {

@@ -19,7 +19,9 @@ extension QueryRequest {
     /// column names stay unambiguous. The pattern is bound, never spliced; a raw pattern FTS5 cannot
     /// parse throws ``SQLiteError`` when the request runs. For a search table over a table without an
     /// `INTEGER PRIMARY KEY` (one that maps the table's primary key to its rowids), the join goes
-    /// through that mapping: `"notes"."code" = (SELECT k0 FROM "notes_fts_keys" WHERE id = …)`.
+    /// through that mapping: `"notes"."code" = (SELECT k0 FROM "notes_fts_keys" WHERE id = …)`. A search
+    /// table that indexes another table than the request's throws
+    /// ``SearchTableError/indexesAnotherTable(searchTable:table:requested:)`` when the request runs.
     public func matching(_ pattern: SearchPattern, in searchTable: String, ranked: Bool = true) -> QueryRequest {
         let fts = SQL.quote(identifier: searchTable)
         let match: SQL = "\(raw: fts) MATCH \(pattern)"
@@ -32,9 +34,12 @@ extension QueryRequest {
             var join = SourceJoin(
                 alias: fts, columns: "rowid AS \(rowid), rank, \(fts)", source: fts, conditions: [match],
                 joinCondition: "\(fts).\(rowid) = \(SQL.quote(identifier: table)).rowid")
-            // A search table over a table without a stable rowid maps its rowids to the table's keys.
+            // A search table over a table without a stable rowid maps its rowids to the table's keys;
+            // a search table over another table would pair its matches with rows that are not theirs.
             join.schemaJoinCondition = { conn in
-                try conn.keyedSearchJoinCondition(searchTable: searchTable, table: table, rowid: "\(fts).\(rowid)")
+                try conn.checkSearchTable(searchTable, indexes: table)
+                return try conn.keyedSearchJoinCondition(
+                    searchTable: searchTable, table: table, rowid: "\(fts).\(rowid)")
             }
             request.sourceJoins.append(join)
         }

@@ -68,6 +68,12 @@ public enum SearchTableError: Error, Sendable, Hashable, CustomStringConvertible
     /// allows NULL, unless declared `NOT NULL`), and rows with a NULL key cannot be told apart.
     case nullableKey(searchTable: String, table: String, column: String)
 
+    /// A request on `requested` was to match through the search table `searchTable`
+    /// (``QueryRequest/matching(_:in:ranked:)``), which indexes `table`: its matches would have been
+    /// paired with the rows of `requested` that have the same rowids or keys. Search `table`'s search
+    /// table with a request on `table` (and include what you need from it by an association).
+    case indexesAnotherTable(searchTable: String, table: String, requested: String)
+
     /// A sentence naming the search table, the column and what went wrong.
     public var description: String {
         switch self {
@@ -114,6 +120,11 @@ public enum SearchTableError: Error, Sendable, Hashable, CustomStringConvertible
                 + "or triggers): "
                 + (existing.isEmpty ? "it is not a search table" : "it was created as `\(existing)`")
                 + "; drop it first, or use another name"
+        case .indexesAnotherTable(let searchTable, let table, let requested):
+            return
+                "search table \"\(searchTable)\" indexes \"\(table)\", not \"\(requested)\": a request on \"\(requested)\" "
+                + "cannot match through it (its matches would be paired with other rows); match through a "
+                + "search table of \"\(requested)\", or request \"\(table)\""
         case .nullableKey(let searchTable, let table, let column):
             return "search table \"\(searchTable)\" would point at the rows of \"\(table)\" by their primary key, but "
                 + "its column \"\(column)\" may hold NULL, and rows with a NULL key cannot be told apart: declare it "

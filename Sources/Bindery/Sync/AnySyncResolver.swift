@@ -25,10 +25,16 @@ struct AnySyncResolver: Sendable {
     }
 
     private let resolve: @Sendable (Versions, Connection) throws -> Decision
+    /// The record type's name, for errors.
+    let recordType: String
+    /// The record type's table (``Record/tableName``), which a merged record is written to.
+    let recordTable: String
 
     init<T: Record>(
         _ type: T.Type, _ resolver: @escaping @Sendable (SyncConflict<T>) throws -> SyncResolution<T>
     ) {
+        recordType = String(describing: T.self)
+        recordTable = T.tableName
         resolve = { versions, connection in
             func decode(_ values: [SQLiteValue]?) throws -> T? {
                 guard let values else { return nil }

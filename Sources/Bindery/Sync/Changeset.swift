@@ -52,6 +52,10 @@ struct Changeset: Equatable {
     }
 
     /// Reads `bytes`; throws ``SyncError/malformedChangeset(reason:)`` when they are not a changeset.
+    ///
+    /// Text values are read into `String`s, which repair invalid UTF-8 (SQLite's TEXT may hold any
+    /// bytes): what is read is for looking at, not for writing back. The undo of a changeset is made
+    /// from its bytes (``inverse(of:)``).
     init(parsing bytes: [UInt8]) throws(SyncError) {
         var reader = ChangesetReader(bytes: bytes)
         var tables: [Table] = []
@@ -67,24 +71,6 @@ struct Changeset: Equatable {
 
     /// How many row changes the changeset holds.
     var changeCount: Int { tables.reduce(0) { $0 + $1.changes.count } }
-
-    /// The changeset that undoes this one: each insert becomes a delete and each delete an insert,
-    /// each update swaps its records; tables and changes in reverse order.
-    func inverted() -> Changeset {
-        Changeset(
-            tables: tables.reversed().map { table in
-                var table = table
-                table.changes = table.changes.reversed().map { change in
-                    switch change.operation {
-                    case .insert: return Change(operation: .delete, indirect: change.indirect, old: change.new, new: [])
-                    case .delete: return Change(operation: .insert, indirect: change.indirect, old: [], new: change.old)
-                    case .update:
-                        return Change(operation: .update, indirect: change.indirect, old: change.new, new: change.old)
-                    }
-                }
-                return table
-            })
-    }
 
     /// The changeset's bytes.
     func serialized() -> [UInt8] {

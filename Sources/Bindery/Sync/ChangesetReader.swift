@@ -81,6 +81,43 @@ struct ChangesetReader {
         return Changeset.Change(operation: operation, indirect: indirect, old: old, new: new)
     }
 
+    /// A row change as the byte ranges of its records, their values not read.
+    struct ChangeBytes {
+        var operation: Changeset.Operation
+        var indirect: Bool
+        /// The old record's bytes (empty for an insert).
+        var old: Range<Int>
+        /// The new record's bytes (empty for a delete).
+        var new: Range<Int>
+    }
+
+    /// The next row change of the current table as the bytes of its records, or nil when a table
+    /// header (or the end) comes next. Its values are skipped, not read: a text's bytes are kept as
+    /// they are, valid UTF-8 or not (``nextChange(columnCount:)`` reads them into `String`s, which
+    /// repairs invalid UTF-8).
+    mutating func nextChangeBytes(columnCount: Int) throws(SyncError) -> ChangeBytes? {
+        guard !isAtEnd, bytes[position] != UInt8(ascii: "T"), bytes[position] != UInt8(ascii: "P") else {
+            return nil
+        }
+        let code = try byte()
+        guard let operation = Changeset.Operation(rawValue: code) else {
+            throw malformed("unknown operation \(code)")
+        }
+        let indirect = try byte() != 0
+        let old = operation == .insert ? position..<position : try skipRecord(columnCount: columnCount)
+        let new = operation == .delete ? position..<position : try skipRecord(columnCount: columnCount)
+        return ChangeBytes(operation: operation, indirect: indirect, old: old, new: new)
+    }
+
+    /// Skips a record of `columnCount` values and returns its bytes.
+    private mutating func skipRecord(columnCount: Int) throws(SyncError) -> Range<Int> {
+        let start = position
+        for _ in 0..<columnCount {
+            try skipValue()
+        }
+        return start..<position
+    }
+
     /// Skips the next row change without building its values; returns false when a table header
     /// (or the end) comes next.
     mutating func skipChange(columnCount: Int) throws(SyncError) -> Bool {

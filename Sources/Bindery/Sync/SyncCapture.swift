@@ -26,17 +26,22 @@ final class SyncCapture: TransactionParticipant {
     private(set) var isSuspended = false
 
     /// Capture of `configuration`'s tables on `connection`; `missingOption` is the compile option the
-    /// SQLite in use lacks (``ChangeRecorder/missingCompileOption``), given by tests.
+    /// SQLite in use lacks (``ChangeRecorder/missingCompileOption``), given by tests. With
+    /// `renewingCopy` (a database file just copied from a template), the copy gets an id of its own.
     init(
-        configuration: SyncConfiguration, connection: Connection,
+        configuration: SyncConfiguration, connection: Connection, renewingCopy: Bool = false,
         missingOption: String? = ChangeRecorder.missingCompileOption
     ) throws {
         if let missing = missingOption {
             throw SyncError.sessionExtensionUnavailable(missingOption: missing)
         }
+        try configuration.check()
         self.configuration = configuration
         try connection.transaction(.immediate) { connection in
             try SyncState.create(on: connection)
+            if renewingCopy {
+                try SyncState.renewCopy(on: connection)
+            }
         }
         recorder = try connection.openChangeRecorder(tables: configuration.tables.map(\.name))
     }

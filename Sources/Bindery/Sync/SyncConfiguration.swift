@@ -29,8 +29,31 @@ public struct SyncConfiguration: Sendable, DatabaseWriterExtension {
         tables.first { FoldedIdentifier.same($0.name, name) }
     }
 
-    func install(on writer: Connection) throws {
-        let capture = try SyncCapture(configuration: self, connection: writer)
+    /// Throws ``SyncError/duplicateTable(_:other:)`` for a table declared twice (names compared as
+    /// SQLite compares them), which would be settled by the first declaration's policy alone, and
+    /// ``SyncError/resolverOfAnotherTable(table:recordType:recordTable:)`` for a table whose resolver's
+    /// record type is stored in another table: its merged records would be written there.
+    func check() throws {
+        var seen: [FoldedIdentifier: String] = [:]
+        for table in tables {
+            if let first = seen[FoldedIdentifier(table.name)] {
+                throw SyncError.duplicateTable(first, other: table.name)
+            }
+            seen[FoldedIdentifier(table.name)] = table.name
+        }
+        for table in tables {
+            guard case .resolver(let resolver) = table.policy.kind,
+                !FoldedIdentifier.same(resolver.recordTable, table.name)
+            else { continue }
+            throw SyncError.resolverOfAnotherTable(
+                table: table.name, recordType: resolver.recordType, recordTable: resolver.recordTable)
+        }
+    }
+
+    /// Installs change capture; a database just copied from a template becomes a copy of its own
+    /// (see ``SyncState/renewCopy(on:)``).
+    func install(on writer: Connection, fromTemplate: Bool) throws {
+        let capture = try SyncCapture(configuration: self, connection: writer, renewingCopy: fromTemplate)
         writer.setTransactionParticipant(capture)
     }
 }

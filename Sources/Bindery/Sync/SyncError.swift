@@ -24,6 +24,15 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A synced table has a column whose changes cannot be recorded: `reason` says why and what to do
     /// instead (a `VIRTUAL` generated column, whose values SQLite's pre-update hook does not give).
     case unsupportedColumn(table: String, column: String, reason: String)
+    /// The resolver given to the synced table `table` (``SyncPolicy/resolve(_:_:)``) decodes and stores
+    /// records of `recordType`, whose ``Record/tableName`` is `recordTable`, another table: the records
+    /// it merges would be written to `recordTable`, and `table`'s row left as it was. Give each table
+    /// a resolver of its own record type.
+    case resolverOfAnotherTable(table: String, recordType: String, recordTable: String)
+    /// ``SyncConfiguration/tables`` declares the table `table` twice (`other` is the second spelling,
+    /// names compared as SQLite compares them): only the first declaration's policy would settle its
+    /// conflicts. Declare each table once.
+    case duplicateTable(String, other: String)
     /// A declared synced table does not exist in the database.
     case noSuchTable(String)
     /// The changeset at hub sequence `sequence` was made by a copy at schema version `needed`, newer
@@ -61,6 +70,13 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
             return "table \(table) cannot be synced: \(reason)"
         case .unsupportedColumn(let table, let column, let reason):
             return "table \(table) cannot be synced because of its column \(column): \(reason)"
+        case .resolverOfAnotherTable(let table, let recordType, let recordTable):
+            return "the resolver of the synced table \(table) merges records of \(recordType), which are stored in "
+                + "\(recordTable): give \(table) a resolver of a record type whose table it is"
+        case .duplicateTable(let table, let other):
+            return
+                "the synced table \(table) is declared twice (the second time as \(other)): declare each table once, "
+                + "with the policy that settles its conflicts"
         case .noSuchTable(let table):
             return "the synced table \(table) does not exist"
         case .newerSchema(let sequence, let needed, let have):

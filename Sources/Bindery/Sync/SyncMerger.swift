@@ -98,6 +98,7 @@ struct SyncMerger {
                     table, key, kind, "the later change wins the row (\(table.policy.name))", dropped: current, schema)
                 return .replace
             }
+            try checkExactText(conflict, table: table, schema: schema, key: key, merge: "a field-wise merge")
             // A column the later change did not change keeps the earlier one's value.
             let merged = incoming.indices.map { incoming[$0] != base[$0] ? incoming[$0] : current[$0] }
             if merged != current {
@@ -118,6 +119,7 @@ struct SyncMerger {
         _ resolver: AnySyncResolver, table: SyncTable, schema: SyncTableSchema, key: [SQLiteValue], kind: String,
         base: [SQLiteValue]?, current: [SQLiteValue]?, incoming: [SQLiteValue]?, conflict: ChangesetConflict
     ) throws -> ChangesetConflict.Action {
+        try checkExactText(conflict, table: table, schema: schema, key: key, merge: "a resolver")
         let rebasing = hubSequence == nil
         let versions = AnySyncResolver.Versions(
             table: schema.name, columns: schema.columns, primaryKey: schema.primaryKey, key: key, base: base,
@@ -160,6 +162,20 @@ struct SyncMerger {
             try write(connection)
             return .omit
         }
+    }
+
+    /// Throws ``SyncError/cannotApply(sequence:table:key:reason:)`` when a value of the conflict is TEXT
+    /// that is not valid UTF-8: read into a `String`, it holds U+FFFD in place of the invalid bytes, so
+    /// `merge` would compare other values than those stored, and write those back in their place.
+    private func checkExactText(
+        _ conflict: ChangesetConflict, table: SyncTable, schema: SyncTableSchema, key: [SQLiteValue], merge: String
+    ) throws {
+        guard let column = conflict.invalidTextColumn else { return }
+        let name = column < schema.columns.count ? schema.columns[column] : "\(column + 1)"
+        throw SyncError.cannotApply(
+            sequence: hubSequence, table: table.name, key: SyncState.describe(key),
+            reason: "column \(name) holds TEXT that is not valid UTF-8, which \(merge) cannot compare or write back "
+                + "as stored: store such bytes as a BLOB, or sync the table with lastWriterWins")
     }
 
     /// A full row's values (a full-row changeset defines every column; an undefined one reads NULL).

@@ -31,6 +31,9 @@ public struct SyncPolicy: Sendable {
 
     /// Column by column: a column changed on one side only keeps that change; a column changed on
     /// both sides takes the later change in hub order. Two inserts of the same key: the later wins.
+    /// A conflict over a row holding TEXT that is not valid UTF-8 stops the pull with
+    /// ``SyncError/cannotApply(sequence:table:key:reason:)`` naming the column (as with a resolver):
+    /// the merge could not compare or write back those bytes as stored.
     public static let fieldWise = SyncPolicy(kind: .fieldWise)
 
     /// A closure decides, given the row as it was, as this copy has it and as the other change has
@@ -45,6 +48,10 @@ public struct SyncPolicy: Sendable {
     ///     return .merged(merged)
     /// })
     /// ```
+    ///
+    /// `T` is the table's record type: a merged record is stored by an upsert of `T`, in its
+    /// ``Record/tableName``. Opening a database whose synced table has a resolver of a type stored in
+    /// another table throws ``SyncError/resolverOfAnotherTable(table:recordType:recordTable:)``.
     ///
     /// Every copy runs the resolver for the conflicts of the hub's log, so it must decide from its
     /// arguments alone (no clock, no randomness, no state of its own), or copies may disagree. A

@@ -72,7 +72,7 @@ struct SyncPull {
     /// cascade of the same undo) is expected; anything else means the tables were changed behind
     /// sync's back.
     private func undo(_ bytes: [UInt8]) throws {
-        let inverse = try Changeset(parsing: bytes).inverted().serialized()
+        let inverse = try Changeset.inverse(of: bytes)
         try connection.applyChangeset(inverse) { conflict in
             if conflict.kind == .notFound, conflict.operation == Int32(Changeset.Operation.delete.rawValue) {
                 return .omit

@@ -44,6 +44,22 @@ enum SyncState {
             arguments: [.text(UUID().uuidString.lowercased())])
     }
 
+    /// Gives the copy a new id, for a database file just copied from a template that held sync state.
+    ///
+    /// The hub tells copies apart by their ids, and a pull takes an entry with the copy's own id and
+    /// the sequence of one of its pending changesets for that changeset come back: two files with one
+    /// id would each drop the other's changesets, unpushed, as their own (and the changes with them).
+    /// The template's unpushed changesets (rows written while it was synced) stay pending, as this
+    /// copy's: pushed by each copy made from the template, they write the same rows. Those the template
+    /// pushed are the hub's, under the template's id: they leave the outbox, and come back from the
+    /// hub as another copy's changes to rows this copy holds already.
+    static func renewCopy(on connection: Connection) throws {
+        try connection.execute(
+            "UPDATE bindery_sync_state SET copy = ? WHERE id = 1",
+            arguments: [.text(UUID().uuidString.lowercased())])
+        try connection.execute("DELETE FROM bindery_sync_outbox WHERE pushed = 1", arguments: [])
+    }
+
     /// The copy's id, the last hub sequence applied and the last error.
     static func read(on connection: Connection) throws -> (copy: String, lastApplied: Int64, lastError: String?) {
         let rows = try connection.rows(
