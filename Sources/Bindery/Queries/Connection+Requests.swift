@@ -30,26 +30,38 @@ extension Connection {
 
     /// The first row of `request` (with `LIMIT 1` when it has no limit), as its record type, or nil.
     public func fetchOne<R: Record>(_ request: QueryRequest<R>) throws -> R? {
-        let limit = request.limitCount ?? 1
-        guard let plain = PlainRequest(request, limit: limit, offset: request.offsetCount) else {
+        // The parts, passed as the request holds them (see PlainRequest).
+        let (selection, conditions, extras, orderings) =
+            (request.selection, request.conditionList, request.extras, request.orderings)
+        guard PlainRequest.isPlain(extras),
+            !PlainRequest.hasSpecialValues(selection, conditions, extras, orderings)
+        else {
             // Not plain: a request with key filters too, which `fetchOne(_:_:)` checks first.
             return try fetchOne(R.self, request)
         }
+        let limit = request.limitCount ?? 1
+        let shape = PlainRequest.shape(
+            selection, conditions, extras, orderings, isDistinct: request.isDistinct, limit: limit,
+            offset: request.offsetCount)
         // The same request made again with new values (see RequestMemo) runs the text kept for it.
         let context = recordContext
         let state = context.state(for: R.self)
         let memo = state.attachment(RequestMemo.init)
         let text: String
-        if let kept = memo.text(for: plain) {
+        if let kept = memo.text(selection, conditions, extras, orderings, shape: shape) {
             text = kept
         } else {
             text = try request.limit(limit, offset: request.offsetCount).statement(keys: .unresolved).sql.text
-            memo.keep(text, for: plain)
+            memo.keep(text, selection, conditions, extras, orderings, shape: shape)
         }
         return try fetchFirst(
             R.self, context, state, text: text,
-            binding: { statement, encoder in try plain.bind(to: statement, encoder: encoder) },
-            arguments: { encoder in try plain.arguments(encoder: encoder) })
+            binding: { statement, encoder in
+                try PlainRequest.bind(selection, conditions, extras, orderings, to: statement, encoder: encoder)
+            },
+            arguments: { encoder in
+                try PlainRequest.arguments(selection, conditions, extras, orderings, encoder: encoder)
+            })
     }
 
     /// The first row of `request` (with `LIMIT 1` when it has no limit) decoded as `T`, or nil.
