@@ -43,25 +43,33 @@ extension Connection {
         let shape = PlainRequest.shape(
             selection, conditions, extras, orderings, isDistinct: request.isDistinct, limit: limit,
             offset: request.offsetCount)
-        // The same request made again with new values (see RequestMemo) runs the text kept for it.
-        let context = recordContext
-        let state = context.state(for: R.self)
-        let memo = state.attachment(RequestMemo.init)
-        let text: String
-        if let kept = memo.text(selection, conditions, extras, orderings, shape: shape) {
-            text = kept
-        } else {
-            text = try request.limit(limit, offset: request.offsetCount).statement(keys: .unresolved).sql.text
-            memo.keep(text, selection, conditions, extras, orderings, shape: shape)
+        // The same request made again with new values (see RequestMemo) runs the text kept for it. The
+        // context and the record type's state lent, not retained (see ``Lent``), through local functions
+        // marked to be inlined rather than closures, as in insert(_:onConflict:).
+        @inline(__always)
+        func inContext(_ context: RecordContext) throws -> R? {
+            @inline(__always)
+            func withState(_ state: RecordTypeState) throws -> R? {
+                let memo = state.attachment(RequestMemo.init)
+                let text: String
+                if let kept = memo.text(selection, conditions, extras, orderings, shape: shape) {
+                    text = kept
+                } else {
+                    text = try request.limit(limit, offset: request.offsetCount).statement(keys: .unresolved).sql.text
+                    memo.keep(text, selection, conditions, extras, orderings, shape: shape)
+                }
+                return try fetchFirst(
+                    R.self, context, state, text: text,
+                    binding: { statement, encoder in
+                        try PlainRequest.bind(selection, conditions, extras, orderings, to: statement, encoder: encoder)
+                    },
+                    arguments: { encoder in
+                        try PlainRequest.arguments(selection, conditions, extras, orderings, encoder: encoder)
+                    })
+            }
+            return try context.withState(for: R.self, withState)
         }
-        return try fetchFirst(
-            R.self, context, state, text: text,
-            binding: { statement, encoder in
-                try PlainRequest.bind(selection, conditions, extras, orderings, to: statement, encoder: encoder)
-            },
-            arguments: { encoder in
-                try PlainRequest.arguments(selection, conditions, extras, orderings, encoder: encoder)
-            })
+        return try withRecordContext(inContext)
     }
 
     /// The first row of `request` (with `LIMIT 1` when it has no limit) decoded as `T`, or nil.

@@ -67,20 +67,29 @@ extension Connection {
         guard let condition, order == nil else {
             return try fetchOne(T.self, sql: selectSQL(T.self, condition, order, limit: 1, offset: nil))
         }
-        let context = recordContext
-        let state = context.state(for: T.self)
-        let text = state.whereCalls.selectOne(around: condition)
-        if condition.hasSpecialValues {
-            // Converted before the statement is prepared, as ``withBoundStatement(_:values:_:)`` does.
-            let arguments = try condition.arguments(encoder: context.values)
-            return try fetchFirst(
-                T.self, context, state, text: text,
-                binding: { statement, _ in try statement.bind(arguments: arguments) }, arguments: { _ in arguments })
+        // The context and the record type's state lent, not retained (see ``Lent``), through local
+        // functions marked to be inlined rather than closures, as in insert(_:onConflict:).
+        @inline(__always)
+        func inContext(_ context: RecordContext) throws -> T? {
+            @inline(__always)
+            func withState(_ state: RecordTypeState) throws -> T? {
+                let text = state.whereCalls.selectOne(around: condition)
+                if condition.hasSpecialValues {
+                    // Converted before the statement is prepared, as ``withBoundStatement(_:values:_:)`` does.
+                    let arguments = try condition.arguments(encoder: context.values)
+                    return try fetchFirst(
+                        T.self, context, state, text: text,
+                        binding: { statement, _ in try statement.bind(arguments: arguments) },
+                        arguments: { _ in arguments })
+                }
+                return try fetchFirst(
+                    T.self, context, state, text: text,
+                    binding: { statement, encoder in try condition.bind(to: statement, encoder: encoder) },
+                    arguments: { encoder in try condition.arguments(encoder: encoder) })
+            }
+            return try context.withState(for: T.self, withState)
         }
-        return try fetchFirst(
-            T.self, context, state, text: text,
-            binding: { statement, encoder in try condition.bind(to: statement, encoder: encoder) },
-            arguments: { encoder in try condition.arguments(encoder: encoder) })
+        return try withRecordContext(inContext)
     }
 
     /// The first row of the cached statement for `text`, its parameters bound by `bind`, decoded as
