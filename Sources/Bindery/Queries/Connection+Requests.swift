@@ -33,6 +33,14 @@ extension Connection {
         // The parts, passed as the request holds them (see PlainRequest).
         let (selection, conditions, extras, orderings) =
             (request.selection, request.conditionList, request.extras, request.orderings)
+        if conditions.rest.isEmpty, let condition = conditions.first, selection == nil, extras == nil,
+            orderings.isEmpty,
+            !request.isDistinct, request.limitCount == nil, request.offsetCount == nil
+        {
+            // One condition and nothing more (`Record.filter(…)`): `SELECT "table".* FROM "table" WHERE`
+            // condition `LIMIT 1`, run as fetchOne(_:where:) runs its statement.
+            return try fetchOne(R.self, where: condition, asRequest: true)
+        }
         guard PlainRequest.isPlain(extras),
             !PlainRequest.hasSpecialValues(selection, conditions, extras, orderings)
         else {
