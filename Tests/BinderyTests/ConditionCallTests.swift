@@ -98,6 +98,27 @@ import Testing
         }
     }
 
+    @Test func aRequestOfOneConditionRunsTheRequestsOwnSQL() throws {
+        let conn = try Self.library()
+        // The statement kept for a request of one condition is the request's own SQL with `LIMIT 1`.
+        let condition: SQL = "year = \(1983)"
+        let kept = conn.recordContext.state(for: Book.self).whereCalls.requestOne(around: condition)
+        #expect(kept == Book.all().filter(condition).limit(1).description)
+        #expect(kept == #"SELECT "books".* FROM "books" WHERE year = ? LIMIT 1"#)
+        // Alternating with fetchOne(_:where:) of the same condition, with requests of more parts, and
+        // with a list bound after IN (a value that binds itself), each answers as the SQL written out.
+        for _ in 0..<2 {
+            for id in [7, 40, 0] {
+                let expected = try Self.books(conn, "SELECT * FROM books WHERE id = \(id)").first
+                #expect(try conn.fetchOne(Book.filter("id = \(id)")) == expected)
+                #expect(try conn.fetchOne(Book.self, where: "id = \(id)") == expected)
+                #expect(try conn.fetchOne(Book.filter("id = \(id)").filter("year > \(0)")) == expected)
+                #expect(try conn.fetchOne(Book.filter("id IN \(list: [id, 1000])")) == expected)
+            }
+        }
+        #expect(throws: EncodingError.self) { try conn.fetchOne(Book.filter("id IN \([1, 2])")) }
+    }
+
     @Test func requestsThatDifferOnlyInTheirPartsGetTheirOwnText() throws {
         let conn = try Self.library()
         // The same texts split differently between filters, orderings, limit and offset: each must run

@@ -10,7 +10,7 @@ extension Connection {
         var resolved = request
         resolved.keyFilters = []
         for filter in request.keyFilters {
-            resolved.conditions.append(
+            resolved.conditionList.append(
                 try filter.condition(table: R.tableName, primaryKey: R.primaryKey, alias: request.baseTable) {
                     index, value in
                     try keyValue(value, column: columns?[index], record: R.self)

@@ -30,26 +30,54 @@ extension Connection {
 
     /// The first row of `request` (with `LIMIT 1` when it has no limit), as its record type, or nil.
     public func fetchOne<R: Record>(_ request: QueryRequest<R>) throws -> R? {
-        let limit = request.limitCount ?? 1
-        guard let plain = PlainRequest(request, limit: limit, offset: request.offsetCount) else {
+        // The parts, passed as the request holds them (see PlainRequest).
+        let (selection, conditions, extras, orderings) =
+            (request.selection, request.conditionList, request.extras, request.orderings)
+        if conditions.rest.isEmpty, let condition = conditions.first, selection == nil, extras == nil,
+            orderings.isEmpty,
+            !request.isDistinct, request.limitCount == nil, request.offsetCount == nil
+        {
+            // One condition and nothing more (`Record.filter(…)`): `SELECT "table".* FROM "table" WHERE`
+            // condition `LIMIT 1`, run as fetchOne(_:where:) runs its statement.
+            return try fetchOne(R.self, where: condition, asRequest: true)
+        }
+        guard PlainRequest.isPlain(extras),
+            !PlainRequest.hasSpecialValues(selection, conditions, extras, orderings)
+        else {
             // Not plain: a request with key filters too, which `fetchOne(_:_:)` checks first.
             return try fetchOne(R.self, request)
         }
-        // The same request made again with new values (see RequestMemo) runs the text kept for it.
-        let context = recordContext
-        let state = context.state(for: R.self)
-        let memo = state.attachment(RequestMemo.init)
-        let text: String
-        if let kept = memo.text(for: plain) {
-            text = kept
-        } else {
-            text = try request.limit(limit, offset: request.offsetCount).statement(keys: .unresolved).sql.text
-            memo.keep(text, for: plain)
+        let limit = request.limitCount ?? 1
+        let shape = PlainRequest.shape(
+            selection, conditions, extras, orderings, isDistinct: request.isDistinct, limit: limit,
+            offset: request.offsetCount)
+        // The same request made again with new values (see RequestMemo) runs the text kept for it. The
+        // context and the record type's state lent, not retained (see ``Lent``), through local functions
+        // marked to be inlined rather than closures, as in insert(_:onConflict:).
+        @inline(__always)
+        func inContext(_ context: RecordContext) throws -> R? {
+            @inline(__always)
+            func withState(_ state: RecordTypeState) throws -> R? {
+                let memo = state.attachment(RequestMemo.init)
+                let text: String
+                if let kept = memo.text(selection, conditions, extras, orderings, shape: shape) {
+                    text = kept
+                } else {
+                    text = try request.limit(limit, offset: request.offsetCount).statement(keys: .unresolved).sql.text
+                    memo.keep(text, selection, conditions, extras, orderings, shape: shape)
+                }
+                return try fetchFirst(
+                    R.self, context, state, text: text,
+                    binding: { statement, encoder in
+                        try PlainRequest.bind(selection, conditions, extras, orderings, to: statement, encoder: encoder)
+                    },
+                    arguments: { encoder in
+                        try PlainRequest.arguments(selection, conditions, extras, orderings, encoder: encoder)
+                    })
+            }
+            return try context.withState(for: R.self, withState)
         }
-        return try fetchFirst(
-            R.self, context, state, text: text,
-            binding: { statement, encoder in try plain.bind(to: statement, encoder: encoder) },
-            arguments: { encoder in try plain.arguments(encoder: encoder) })
+        return try withRecordContext(inContext)
     }
 
     /// The first row of `request` (with `LIMIT 1` when it has no limit) decoded as `T`, or nil.

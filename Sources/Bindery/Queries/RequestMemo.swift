@@ -27,29 +27,35 @@ final class RequestMemo {
     }
 
     private var shape: Shape?
-    /// The fragments' texts, in the order of ``PlainRequest/forEachFragment(_:)``.
+    /// The fragments' texts, in the order of ``PlainRequest/forEachFragment(_:_:_:_:_:)``.
     private var fragments: [String] = []
     /// Whether every fragment's text is ASCII (see ``ExactText/same(_:knownIsASCII:_:)``).
     private var fragmentsAreASCII = true
     private var text = ""
 
-    /// The text kept for `request`, when it was built from the same parts; nil otherwise.
-    func text(for request: PlainRequest) -> String? {
-        guard let shape, shape == request.shape else { return nil }
+    /// The text kept for a plain request of these parts (see ``PlainRequest``) and `shape`, when it
+    /// was built from the same parts; nil otherwise.
+    func text(
+        _ selection: SQL?, _ conditions: ConditionList, _ extras: RequestExtras?, _ orderings: [SQL], shape: Shape
+    ) -> String? {
+        guard let kept = self.shape, kept == shape else { return nil }
         var index = 0
         var same = true
-        request.forEachFragment { fragment in
+        PlainRequest.forEachFragment(selection, conditions, extras, orderings) { fragment in
             same = same && ExactText.same(fragments[index], knownIsASCII: fragmentsAreASCII, fragment.text)
             index += 1
         }
         return same ? text : nil
     }
 
-    /// Keeps `text`, built for `request`.
-    func keep(_ text: String, for request: PlainRequest) {
+    /// Keeps `text`, built for a plain request of these parts and `shape`.
+    func keep(
+        _ text: String, _ selection: SQL?, _ conditions: ConditionList, _ extras: RequestExtras?, _ orderings: [SQL],
+        shape: Shape
+    ) {
         var texts: [String] = []
-        request.forEachFragment { fragment in texts.append(fragment.text) }
-        self.shape = request.shape
+        PlainRequest.forEachFragment(selection, conditions, extras, orderings) { texts.append($0.text) }
+        self.shape = shape
         self.fragments = texts
         self.fragmentsAreASCII = texts.allSatisfy(ExactText.isASCII)
         self.text = text

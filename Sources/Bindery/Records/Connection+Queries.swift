@@ -67,20 +67,38 @@ extension Connection {
         guard let condition, order == nil else {
             return try fetchOne(T.self, sql: selectSQL(T.self, condition, order, limit: 1, offset: nil))
         }
-        let context = recordContext
-        let state = context.state(for: T.self)
-        let text = state.whereCalls.selectOne(around: condition)
-        if condition.hasSpecialValues {
-            // Converted before the statement is prepared, as ``withBoundStatement(_:values:_:)`` does.
-            let arguments = try condition.arguments(encoder: context.values)
-            return try fetchFirst(
-                T.self, context, state, text: text,
-                binding: { statement, _ in try statement.bind(arguments: arguments) }, arguments: { _ in arguments })
+        return try fetchOne(T.self, where: condition, asRequest: false)
+    }
+
+    /// The first record matching `condition`, without an order: for `fetchOne(_:where:)`, and for a
+    /// request's `fetchOne` when the request is one condition and nothing more (`asRequest`, whose
+    /// statement selects `"table".*`, as the request's own SQL does).
+    @inline(__always)
+    func fetchOne<T: Record>(_ type: T.Type, where condition: SQL, asRequest: Bool) throws -> T? {
+        // The context and the record type's state lent, not retained (see ``Lent``), through local
+        // functions marked to be inlined rather than closures, as in insert(_:onConflict:).
+        @inline(__always)
+        func inContext(_ context: RecordContext) throws -> T? {
+            @inline(__always)
+            func withState(_ state: RecordTypeState) throws -> T? {
+                let calls = state.whereCalls
+                let text = asRequest ? calls.requestOne(around: condition) : calls.selectOne(around: condition)
+                if condition.hasSpecialValues {
+                    // Converted before the statement is prepared, as ``withBoundStatement(_:values:_:)`` does.
+                    let arguments = try condition.arguments(encoder: context.values)
+                    return try fetchFirst(
+                        T.self, context, state, text: text,
+                        binding: { statement, _ in try statement.bind(arguments: arguments) },
+                        arguments: { _ in arguments })
+                }
+                return try fetchFirst(
+                    T.self, context, state, text: text,
+                    binding: { statement, encoder in try condition.bind(to: statement, encoder: encoder) },
+                    arguments: { encoder in try condition.arguments(encoder: encoder) })
+            }
+            return try context.withState(for: T.self, withState)
         }
-        return try fetchFirst(
-            T.self, context, state, text: text,
-            binding: { statement, encoder in try condition.bind(to: statement, encoder: encoder) },
-            arguments: { encoder in try condition.arguments(encoder: encoder) })
+        return try withRecordContext(inContext)
     }
 
     /// The first row of the cached statement for `text`, its parameters bound by `bind`, decoded as

@@ -1,5 +1,6 @@
 /// The statements that a record call with a condition runs (`exists(_:where:)`, `count(_:where:)`,
-/// `fetchAll(_:where:)`, `fetchOne(_:where:)`, `delete(_:where:)`), around the caller's condition:
+/// `fetchAll(_:where:)`, `fetchOne(_:where:)`, `delete(_:where:)`, a request's `fetchOne` of one
+/// condition), around the caller's condition:
 /// one for each record type and connection (see ``RecordTypeState``).
 ///
 /// The texts kept around the last condition of each call (``WrappingMemo``) are updated on every call:
@@ -24,6 +25,9 @@ final class WhereCalls {
         var count: WrappingMemo
         /// `SELECT * FROM "table" WHERE ` condition ` LIMIT 1`.
         var selectOne: WrappingMemo
+        /// `SELECT "table".* FROM "table" WHERE ` condition ` LIMIT 1`: the SQL of a request of one
+        /// condition, with `LIMIT 1` (see ``QueryRequest/statement(keys:)``).
+        var requestOne: WrappingMemo
         /// `DELETE FROM "table" WHERE ` condition.
         var delete: WrappingMemo
     }
@@ -38,6 +42,7 @@ final class WhereCalls {
                 exists: WrappingMemo(prefix: "SELECT EXISTS(SELECT 1 FROM \(table) WHERE ", suffix: ")"),
                 count: WrappingMemo(prefix: "SELECT count(*) FROM \(table) WHERE "),
                 selectOne: WrappingMemo(prefix: "SELECT * FROM \(table) WHERE ", suffix: " LIMIT 1"),
+                requestOne: WrappingMemo(prefix: "SELECT \(table).* FROM \(table) WHERE ", suffix: " LIMIT 1"),
                 delete: WrappingMemo(prefix: "DELETE FROM \(table) WHERE ")))
     }
 
@@ -58,6 +63,11 @@ final class WhereCalls {
     /// `fetchOne(_:where:)`'s statement (without an order) for `condition`.
     func selectOne(around condition: SQL) -> String {
         memos.value.selectOne.text(around: condition)
+    }
+
+    /// The statement of a request's `fetchOne` for a request of `condition` alone.
+    func requestOne(around condition: SQL) -> String {
+        memos.value.requestOne.text(around: condition)
     }
 
     /// `delete(_:where:)`'s statement for `condition`.
