@@ -2,9 +2,6 @@ import Foundation
 
 /// Starting a database from a template file.
 extension Database {
-    /// The first 16 bytes of every SQLite database file.
-    private static let header = Data("SQLite format 3\0".utf8)
-
     /// Copies the database file at `template` to `path`, where no file exists yet, so that a crash or
     /// an error never leaves a partial file at `path`: the copy goes to a temporary file beside
     /// `path`, is checked to be a SQLite database and flushed to disk, and is then renamed into place.
@@ -45,9 +42,13 @@ extension Database {
     /// Throws unless the file at `path` is a SQLite database whose schema can be read; then flushes
     /// it to disk.
     private static func checkDatabase(at path: String, template: String) throws {
+        // The first 16 bytes of every SQLite database file. (A local array, not a static `Data`: the
+        // leak checker cannot see a global `Data`'s storage through its packed representation, and
+        // reported it as leaked.)
+        let header = Array("SQLite format 3\0".utf8)
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
         defer { try? handle.close() }
-        guard try handle.read(upToCount: header.count) == header else {
+        guard let read = try handle.read(upToCount: header.count), read.elementsEqual(header) else {
             throw SQLiteError(code: .notADatabase, message: "the template \(template) is not a SQLite database")
         }
         // Opening reads `sqlite_schema`, which fails on a damaged file.
