@@ -68,6 +68,15 @@ struct ChangesetReader {
 
     /// The next row change of the current table, or nil when a table header (or the end) comes next.
     mutating func nextChange(columnCount: Int) throws(SyncError) -> Changeset.Change? {
+        guard let (operation, indirect) = try nextChangeHeader() else { return nil }
+        let old = operation == .insert ? [] : try record(columnCount: columnCount)
+        let new = operation == .delete ? [] : try record(columnCount: columnCount)
+        return Changeset.Change(operation: operation, indirect: indirect, old: old, new: new)
+    }
+
+    /// The operation and indirect flag of the next row change of the current table, or nil when a
+    /// table header (or the end) comes next.
+    private mutating func nextChangeHeader() throws(SyncError) -> (Changeset.Operation, Bool)? {
         guard !isAtEnd, bytes[position] != UInt8(ascii: "T"), bytes[position] != UInt8(ascii: "P") else {
             return nil
         }
@@ -75,10 +84,7 @@ struct ChangesetReader {
         guard let operation = Changeset.Operation(rawValue: code) else {
             throw malformed("unknown operation \(code)")
         }
-        let indirect = try byte() != 0
-        let old = operation == .insert ? [] : try record(columnCount: columnCount)
-        let new = operation == .delete ? [] : try record(columnCount: columnCount)
-        return Changeset.Change(operation: operation, indirect: indirect, old: old, new: new)
+        return (operation, try byte() != 0)
     }
 
     /// A row change as the byte ranges of its records, their values not read.
@@ -96,14 +102,7 @@ struct ChangesetReader {
     /// they are, valid UTF-8 or not (``nextChange(columnCount:)`` reads them into `String`s, which
     /// repairs invalid UTF-8).
     mutating func nextChangeBytes(columnCount: Int) throws(SyncError) -> ChangeBytes? {
-        guard !isAtEnd, bytes[position] != UInt8(ascii: "T"), bytes[position] != UInt8(ascii: "P") else {
-            return nil
-        }
-        let code = try byte()
-        guard let operation = Changeset.Operation(rawValue: code) else {
-            throw malformed("unknown operation \(code)")
-        }
-        let indirect = try byte() != 0
+        guard let (operation, indirect) = try nextChangeHeader() else { return nil }
         let old = operation == .insert ? position..<position : try skipRecord(columnCount: columnCount)
         let new = operation == .delete ? position..<position : try skipRecord(columnCount: columnCount)
         return ChangeBytes(operation: operation, indirect: indirect, old: old, new: new)
