@@ -7,13 +7,15 @@
 ///   another shape (or one the encoder could not bind as it went) ends the batch: the records before
 ///   it are encoded again and inserted one by one, and the next batch starts with it (see
 ///   ``BatchPacing`` for when). Fewer records left than a batch holds go one by one.
-/// - Each batch runs inside a savepoint of its own. When it fails, the savepoint is rolled back (with
-///   ``ConflictPolicy/fail`` or a trigger's `RAISE(FAIL)` SQLite keeps the rows before the failure)
-///   and its records are inserted again one by one: the error thrown is that of the record that
-///   fails, with its position in the sequence (``SQLiteError/recordIndex``), and the rows before it are
-///   as the one-by-one insert leaves them. When SQLite rolled the whole transaction back (a
-///   `RAISE(ROLLBACK)`, a full disk), nothing can run any more: the batch's error is thrown as it is.
-///   ``ConflictPolicy/rollback`` is never batched, so that its error keeps naming its record.
+/// - Each batch runs inside a savepoint: a plain insert's and an upsert's share one savepoint by up
+///   to ten (see `BulkInserter+Groups.swift`), the others have one each. When a batch fails, the
+///   savepoint is rolled back (with ``ConflictPolicy/fail`` or a trigger's `RAISE(FAIL)` SQLite keeps
+///   the rows before the failure) and the records it held are inserted again one by one: the error
+///   thrown is that of the record that fails, with its position in the sequence
+///   (``SQLiteError/recordIndex``), and the rows before it are as the one-by-one insert leaves them.
+///   When SQLite rolled the whole transaction back (a `RAISE(ROLLBACK)`, a full disk), nothing can run
+///   any more: the batch's error is thrown as it is. ``ConflictPolicy/rollback`` is never batched, so
+///   that its error keeps naming its record.
 /// - With `RETURNING *`, SQLite gives the rows of one statement in the order it inserted them, which
 ///   for a multi-row VALUES is the order of its lists (SQLite gathers them as it inserts and returns
 ///   them afterwards). When a batch returns fewer rows than it has records (``ConflictPolicy/ignore``
@@ -22,7 +24,7 @@
 extension BulkInserter {
     /// The most records one batch holds; fewer when their parameters would pass the connection's limit.
     /// Measured (callgrind, 10 INTEGER columns, in memory): 50 rows a statement cost 0.78× one row a
-    /// statement, 100 rows 0.77×; the savepoint around each batch costs about 9,000 instructions.
+    /// statement, 100 rows 0.77×; the savepoints around them are in `BulkInserter+Groups.swift`.
     static let largestBatch = 100
 
     /// Inserts `records` in order, the first of which is at position `first` in the sequence given.
@@ -30,7 +32,7 @@ extension BulkInserter {
     func insertAll<C: RandomAccessCollection>(_ records: C, first: Int) throws
     where C.Element: Encodable, C.Index == Int {
         try inBatches(
-            records, run: { statement, _ in try runBatch(statement) },
+            records, run: { statement, index in try runGroupedBatch(statement, at: index) },
             oneByOne: { start, end in try insertEach(records, from: start, to: end, first: first) })
     }
 
@@ -47,13 +49,13 @@ extension BulkInserter {
         try inBatches(
             records,
             run: { statement, index in
-                guard try runReturningBatch(statement, into: &returned) else { return false }
+                guard try runReturningBatch(statement, into: &returned) else { return index }
                 var position = index
                 returned.drain { record in
                     stored.append(result(record, records[position]))
                     position += 1
                 }
-                return true
+                return nil
             },
             oneByOne: { start, end in
                 try insertEachReturning(records, from: start, to: end, first: first, into: &stored, result: result)
@@ -61,12 +63,15 @@ extension BulkInserter {
     }
 
     /// Walks `records` a batch at a time: each batch bound (``boundBatch(_:at:window:)``) is run by
-    /// `run`, given its statement and the index of its first record, which returns whether it ran
-    /// whole; the records of a batch that ended early or failed, and those left when fewer than a
-    /// batch remain, go to `oneByOne` as a range of indices. ``ConflictPolicy/rollback`` never batches.
+    /// `run`, given its statement and the index of its first record, which returns nil when it ran
+    /// whole, else the index of the first record its failure undid (its own first record, or that of
+    /// the first batch of its savepoint group); those records up to the end of the batch, the records
+    /// of a batch that ended early, and those left when fewer than a batch remain, go to `oneByOne` as
+    /// a range of indices, after the open savepoint group is closed. ``ConflictPolicy/rollback`` never
+    /// batches.
     @inline(__always)
     func inBatches<C: RandomAccessCollection>(
-        _ records: C, run: (Statement, Int) throws -> Bool, oneByOne: (Int, Int) throws -> Void
+        _ records: C, run: (Statement, Int) throws -> Int?, oneByOne: (Int, Int) throws -> Void
     ) throws where C.Element: Encodable, C.Index == Int {
         var index = records.startIndex
         var pacing = BatchPacing()
@@ -74,21 +79,25 @@ extension BulkInserter {
             var window = Self.largestBatch
             if pacing.tries() {
                 if let statement = try boundBatch(records, at: index, window: &window) {
-                    if try run(statement, index) {
+                    guard let undone = try run(statement, index) else {
                         pacing.ran()
                         index += window
                         continue
                     }
                     pacing.failed()
+                    window += index - undone
+                    index = undone
                 } else {
                     pacing.broke(after: window)
                 }
             }
             // A record of another shape, or a batch that failed: its records one by one.
+            try closeGroup()
             let end = min(index + window, records.endIndex)
             try oneByOne(index, end)
             index = end
         }
+        try closeGroup()
         try oneByOne(index, records.endIndex)
     }
 
@@ -189,7 +198,8 @@ extension BulkInserter {
             releaseBatch()
             let present = upserting ? row.present : []
             do {
-                statement = try connection.checkOutStatement(sql(rows: rows, columns: columns, present: present))
+                statement = try connection.checkOutStatement(
+                    sql(rows: rows, columns: columns, present: present, policy: try batchPolicy()))
             } catch is SQLiteError where updating {
                 // The upsert does not fit the table (its key is no PRIMARY KEY or UNIQUE constraint, say):
                 // the records go through the UPDATE, which reports what is wrong.
@@ -205,16 +215,6 @@ extension BulkInserter {
         try row.bind(to: statement, slots: batchColumns, startingAt: 1)
         row.bindDirectly(to: statement, slots: batchColumns, startingAt: 1)
         return statement
-    }
-
-    /// Runs the bound batch inside its savepoint; returns whether it inserted its rows. When it
-    /// failed, the savepoint is rolled back and false returned: the records are to be inserted one by
-    /// one, which throws the error of the one that fails.
-    private func runBatch(_ statement: Statement) throws -> Bool {
-        try runInSavepoint(statement) {
-            inserted += statement.changes
-            return true
-        }
     }
 
     /// Runs the bound batch (without `RETURNING`) inside its savepoint, and keeps it when `keeps`, asked

@@ -50,7 +50,7 @@ extension BulkInserter {
     func updateAll<C: RandomAccessCollection>(_ records: C, oneByOne: (Int, Int) throws -> Void) throws
     where C.Element: Encodable, C.Index == Int {
         try inBatches(
-            records, run: { statement, _ in try runUpdateBatch(statement) },
+            records, run: { statement, index in try runUpdateBatch(statement) ? nil : index },
             oneByOne: { start, end in
                 // The UPDATE's encoding must not bind into the batch.
                 row.stopBinding()
@@ -97,19 +97,25 @@ extension BulkInserter {
                 profile.index(ofColumn: key).map { profile.columns[$0].keptKinds == Self.realAffinity } ?? false
             }
         if allowed {
-            let texts = try connection.rows(
-                "SELECT sql FROM main.sqlite_schema WHERE tbl_name = ?1 COLLATE NOCASE AND sql IS NOT NULL "
-                    + "UNION ALL SELECT sql FROM temp.sqlite_schema WHERE tbl_name = ?1 COLLATE NOCASE "
-                    + "AND sql IS NOT NULL",
-                arguments: [.text(state.tableName)])
-            allowed = !texts.contains { row in
-                guard case .text(let sql) = row.values.first else { return true }
-                let upper = FoldedIdentifier.asciiUppercased(sql)
-                return Self.refusedWords.contains { upper.contains($0) }
-            }
+            allowed = try !tableSchemaMentions(Self.refusedWords)
         }
         updateTable = UpdateBatchTable(schemaGeneration: generation, allowed: allowed, profile: profile)
         return allowed
+    }
+
+    /// Whether the SQL of the table, its indexes or its triggers (in `main` or `temp`) holds one of
+    /// `words` (uppercase), in any case; true for SQL that is not text.
+    func tableSchemaMentions(_ words: [String]) throws -> Bool {
+        let texts = try connection.rows(
+            "SELECT sql FROM main.sqlite_schema WHERE tbl_name = ?1 COLLATE NOCASE AND sql IS NOT NULL "
+                + "UNION ALL SELECT sql FROM temp.sqlite_schema WHERE tbl_name = ?1 COLLATE NOCASE "
+                + "AND sql IS NOT NULL",
+            arguments: [.text(state.tableName)])
+        return texts.contains { row in
+            guard case .text(let sql) = row.values.first else { return true }
+            let upper = FoldedIdentifier.asciiUppercased(sql)
+            return words.contains { upper.contains($0) }
+        }
     }
 
     /// The words of a table's schema that keep it from update batches (see above).

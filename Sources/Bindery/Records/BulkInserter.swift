@@ -42,8 +42,14 @@ final class BulkInserter {
     private var decoderStatement: ObjectIdentifier?
     /// Whether ``finish()`` gave the encoder back.
     private var finished = false
-    /// How many rows were inserted so far.
+    /// How many rows were inserted so far (those of an open savepoint group not yet: see ``group``).
     var inserted = 0
+    /// The batches run since the savepoint they share was opened, for plain inserts and upserts (see
+    /// `BulkInserter+Batches.swift`); nil when none is open.
+    var group: SavepointGroup?
+    /// Whether this insert's batches may be `INSERT OR FAIL`, read from the table's schema at the first
+    /// batch (see ``batchPolicy()``); nil until then.
+    var failing: FailingBatches?
 
     init(
         connection: Connection, state: RecordTypeState, policy: ConflictPolicy, returning: Bool = false,
@@ -140,10 +146,12 @@ final class BulkInserter {
     }
 
     /// The statement for rows of the shape of the row just encoded (its non-NULL slots `columns`; for an
-    /// upsert, its slots `present`) with `rows` lists of parameters.
-    func sql(rows: Int, columns: [Bool], present: [Bool]) -> String {
+    /// upsert, its slots `present`) with `rows` lists of parameters, an insert's under `policy` (the
+    /// insert's own unless given).
+    func sql(rows: Int, columns: [Bool], present: [Bool], policy: ConflictPolicy? = nil) -> String {
         guard upserting else {
-            return state.insert(row: row, columns: columns, policy: policy, returning: returning, rows: rows)
+            return state.insert(
+                row: row, columns: columns, policy: policy ?? self.policy, returning: returning, rows: rows)
         }
         return state.upsert(row: row, nonNull: columns, present: present, rows: rows, returning: false)
     }

@@ -57,6 +57,9 @@ final class RecordTypeState {
     var lastUpdate: UpdatePlan?
     /// The last upsert of ``encoder``'s row (see ``upsertPlan(for:)``).
     var lastUpsert: UpsertPlan?
+    /// Whether the table lets bulk inserts run their batches as `INSERT OR FAIL`, as last read from
+    /// its schema (see `BulkInserter+Groups.swift`).
+    var failingBatches: BulkInserter.FailingBatches?
     /// The slots of the primary-key columns in ``encoder``'s row, in key order, once each of them is
     /// one of the row's columns: a slot, once learned, never moves.
     var sharedKeySlots: [Int]?
