@@ -150,6 +150,52 @@ import Testing
         #expect(try Int(conn.rows("SELECT count(*) FROM seen", arguments: [])[0].values[0].description) == 2)
     }
 
+    /// Failures SQLite reports otherwise than a conflict, inside `INSERT OR FAIL` batches: a foreign key
+    /// (checked when the statement ends, which then rolls back on its own) and a STRICT table's type
+    /// check (a row-level failure). Each names its record, and nothing of the call stays.
+    @Test(arguments: ["foreign key", "strict"])
+    func failuresOtherThanConflictsAreNamed(_ kind: String) throws {
+        struct Child: Record {
+            static let tableName = "children"
+            var id: Int64
+            var parent: String
+        }
+        let conn = try Connection.inMemory()
+        if kind == "foreign key" {
+            try conn.execute(
+                script: "CREATE TABLE parents (code TEXT PRIMARY KEY); INSERT INTO parents VALUES ('p'); "
+                    + "CREATE TABLE children (id INTEGER PRIMARY KEY, parent TEXT NOT NULL REFERENCES parents(code))")
+        } else {
+            try conn.execute(script: "CREATE TABLE children (id INTEGER PRIMARY KEY, parent INTEGER NOT NULL) STRICT")
+        }
+        let valid = kind == "foreign key" ? "p" : "7"
+        var records = (0..<1_500).map { Child(id: Int64($0 + 1), parent: valid) }
+        records[1_234].parent = "x"
+        let seen = try Self.batchStatements(conn) {
+            do {
+                try conn.insert(contentsOf: records)
+                Issue.record("the insert did not fail")
+            } catch let error as SQLiteError {
+                #expect(error.recordIndex == 1_234)
+                #expect(error.code == .constraint)
+            }
+        }
+        #expect(seen.inserts.allSatisfy { $0.hasPrefix("INSERT OR FAIL INTO") })
+        #expect(try conn.rows("SELECT count(*) FROM children", arguments: [])[0].values[0] == .integer(0))
+        records[1_234].parent = valid
+        #expect(try conn.insert(contentsOf: records) == 1_500)
+    }
+
+    /// A trigger skipping rows (`RAISE(IGNORE)`) under batches that share savepoints: the count returned
+    /// is of the rows stored, as one by one.
+    @Test func rowsATriggerSkipsAreNotCounted() throws {
+        let conn = try Self.connection(
+            "CREATE TRIGGER skip BEFORE INSERT ON entries WHEN NEW.id % 7 = 0 BEGIN SELECT RAISE(IGNORE); END;")
+        #expect(try conn.insert(contentsOf: Self.entries(2_100)) == 1_800)
+        #expect(try conn.count(Entry.self) == 1_800)
+        #expect(try conn.exists(Entry.self, id: 14) == false)
+    }
+
     /// An upsert's batches share savepoints too, and stay upserts.
     @Test func upsertBatchesShareSavepoints() throws {
         let conn = try Self.connection()
