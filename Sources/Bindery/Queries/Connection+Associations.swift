@@ -10,7 +10,8 @@ extension Connection {
             collation: { table, column in self.columnCollation(table: table, column: column) },
             selectionWidth: { descriptor in try self.selectionWidth(descriptor) },
             tableColumns: { table in try self.selectedColumns(of: table) }, connection: self,
-            columnName: { key in options.columnName(forKey: key) })
+            columnName: { key in options.columnName(forKey: key) },
+            rowidForNullableKey: { table, key in try self.rowidForNullableKey(table: table, key: key) })
     }
 
     /// How many columns the selection of `descriptor` has: those of `SELECT <selection> FROM <its table>`,

@@ -78,7 +78,8 @@ extension QueryRequest {
     }
 
     /// The condition of a DELETE or UPDATE of the request's rows: its filters, or, for a request that
-    /// joins, selects or limits, its rows' primary keys (`WHERE ("a", "b") IN (SELECT …)`).
+    /// joins, selects or limits, its rows' primary keys (`WHERE ("a", "b") IN (SELECT …)`), or their
+    /// rowids where a key column may hold NULL (``RequestSchema/rowidForNullableKey``).
     ///
     /// Throws ``RequestError/groupedRowsNotWritable(operation:)`` for a request that aggregates its
     /// rows, and ``RequestError/distinctValuesNotWritable(operation:)`` for distinct values of a
@@ -95,9 +96,13 @@ extension QueryRequest {
             let all = try allConditions(resolve)
             return all.isEmpty ? nil : Self.conjunction(all)
         }
-        let key = Base.primaryKey.map { SQL.quote(identifier: $0) }
-        let aliases = Base.primaryKey.indices.map { SQL.quote(identifier: "bindery.pk.\($0)") }
-        let selected = zip(Base.primaryKey, aliases).map { column, alias in
+        // A key column that may hold NULL (a TEXT PRIMARY KEY of a rowid table without NOT NULL) matches
+        // no `IN`: such rows are found by their rowids.
+        let rowid = try resolve.rowidForNullableKey(Base.tableName, Base.primaryKey)
+        let keyColumns = rowid.map { [$0] } ?? Base.primaryKey
+        let key = keyColumns.map { SQL.quote(identifier: $0) }
+        let aliases = keyColumns.indices.map { SQL.quote(identifier: "bindery.pk.\($0)") }
+        let selected = zip(keyColumns, aliases).map { column, alias in
             baseTable + "." + SQL.quote(identifier: column) + " AS " + alias
         }
         let row = key.count == 1 ? key[0] : "(" + key.joined(separator: ", ") + ")"

@@ -18,6 +18,11 @@ struct RequestSchema {
     /// (``CodingOptions/keyStrategy``), which an annotation's column must have for its property to
     /// read it; the key itself without a connection.
     var columnName: (_ key: String) -> String = { $0 }
+    /// The name that reads the rowid of a table (`rowid`, or `_rowid_` or `oid` where a column is named
+    /// so) when its primary key columns `key` may hold NULL, which no `IN` matches, so that the rows of a
+    /// request are written by their rowids instead (``QueryRequest/writeCondition(_:operation:)``); nil
+    /// where every row has a key of its own, or where the schema is not known.
+    var rowidForNullableKey: (_ table: String, _ key: [String]) throws -> String? = { _, _ in nil }
 
     /// Without a connection: the keys that associations give, nothing from the schema.
     static var unresolved: RequestSchema {

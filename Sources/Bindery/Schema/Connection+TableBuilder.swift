@@ -138,6 +138,9 @@ extension Connection {
         for case .rename(let old, _) in alteration.changes {
             try checkSearchTablesAllowRenaming(column: old, of: alteration.name)
         }
+        for case .drop(let column) in alteration.changes {
+            try checkSearchTablesAllowDropping(column: column, of: alteration.name)
+        }
         let table = SQL.quote(identifier: alteration.name)
         var pending: [TableAlteration.Change] = []
         let rebuilds = alteration.changes.contains(where: \.needsRebuild)

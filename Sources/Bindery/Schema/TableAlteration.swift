@@ -60,7 +60,8 @@ public final class TableAlteration {
     }
 
     /// Drops a column and its data. Indexes over it are dropped with it; a view or trigger that
-    /// uses it makes the change fail with ``SchemaChangeError/brokenDependency(kind:name:reason:)``.
+    /// uses it makes the change fail with ``SchemaChangeError/brokenDependency(kind:name:reason:)``,
+    /// and a search table that reads it with ``SearchTableError/indexedColumnDropped(searchTable:table:column:)``.
     public func drop(column name: String) {
         changes.append(.drop(name))
     }

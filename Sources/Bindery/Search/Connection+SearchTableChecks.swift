@@ -26,6 +26,26 @@ extension Connection {
         }
     }
 
+    /// Throws ``SearchTableError/indexedColumnDropped(searchTable:table:column:)`` when a search table
+    /// that indexes `table` (``indexedTable(ofSearchTable:)``: as its external content, through a keyed
+    /// search table's view, or in its triggers) reads `column`: without it, the search table could no
+    /// longer rank, show snippets, rebuild or be kept in step, and with `keptInStep: false` nothing
+    /// else would say so. The table builder calls this before it drops a column
+    /// (``TableAlteration/drop(column:)``).
+    func checkSearchTablesAllowDropping(column: String, of table: String) throws {
+        let candidates = try rows(
+            "SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'",
+            arguments: [])
+        for row in candidates {
+            guard let sql: String = try row["sql"],
+                let definition = SearchTableDefinition(name: try row["name"], sql: sql),
+                definition.columns.contains(where: { FoldedIdentifier.same($0, column) }),
+                let indexed = try indexedTable(ofSearchTable: definition.name), FoldedIdentifier.same(indexed, table)
+            else { continue }
+            throw SearchTableError.indexedColumnDropped(searchTable: definition.name, table: table, column: column)
+        }
+    }
+
     /// Throws ``SearchTableError/contentMismatch(searchTable:table:columns:)`` when the search table
     /// `name` reads columns its content table no longer has (renamed or dropped by plain SQL).
     func checkSearchContent(of name: String) throws {

@@ -49,6 +49,11 @@ public enum SearchTableError: Error, Sendable, Hashable, CustomStringConvertible
     /// content), and FTS5 cannot rename its own columns. Drop the search table, rename the column,
     /// and create the search table again with the new name.
     case indexedColumnRenamed(searchTable: String, table: String, column: String)
+    /// Dropping `column` of `table` was refused: the search table reads it (as its external content,
+    /// through the view of a keyed search table, or in its triggers), and would no longer rank, show
+    /// snippets, rebuild or be kept in step. Drop the search table first, or create it again without
+    /// the column.
+    case indexedColumnDropped(searchTable: String, table: String, column: String)
     /// The search table reads `columns` from `table`, which no longer has them (renamed or dropped
     /// with plain SQL): drop the search table and create it again over the table's columns.
     case contentMismatch(searchTable: String, table: String, columns: [String])
@@ -111,6 +116,10 @@ public enum SearchTableError: Error, Sendable, Hashable, CustomStringConvertible
             return "column \"\(column)\" of \"\(table)\" was not renamed: search table \"\(searchTable)\" reads it by "
                 + "that name and FTS5 cannot rename its columns; drop the search table, rename the column, and "
                 + "create the search table again"
+        case .indexedColumnDropped(let searchTable, let table, let column):
+            return
+                "column \"\(column)\" of \"\(table)\" was not dropped: search table \"\(searchTable)\" reads it; drop "
+                + "the search table first, or create it again without the column"
         case .invalidOption(let searchTable, let option, let reason):
             return "search table \"\(searchTable)\" cannot have this \(option) option: \(reason)"
         case .duplicateColumn(let searchTable, let column):

@@ -102,7 +102,13 @@ struct SyncMerger {
             // A column the later change did not change keeps the earlier one's value.
             let merged = incoming.indices.map { incoming[$0] != base[$0] ? incoming[$0] : current[$0] }
             if merged != current {
-                try schema.write(merged, on: connection)
+                guard
+                    try write(
+                        table, key, made: "the field-wise merge", dropped: incoming, schema,
+                        { connection in
+                            try schema.write(merged, on: connection)
+                        })
+                else { return .omit }
             }
             // What the merge dropped: the earlier values of the columns both changed.
             let overwritten = current.indices.map { merged[$0] != current[$0] && base[$0] != current[$0] }
@@ -139,7 +145,9 @@ struct SyncMerger {
         /// Takes the incoming change.
         func takeIncoming() throws -> ChangesetConflict.Action {
             if conflict.kind == .notFound, let incoming {
-                try schema.write(incoming, on: connection)
+                _ = try write(table, key, made: "the resolver's choice", dropped: incoming, schema) { connection in
+                    try schema.write(incoming, on: connection)
+                }
                 return .omit
             }
             return .replace
@@ -157,10 +165,33 @@ struct SyncMerger {
                 try schema.delete(key: key, on: connection)
             }
             return .omit
-        case .merged(let write):
+        case .merged(let writeMerged):
+            guard try write(table, key, made: "the resolver's merged record", dropped: incoming, schema, writeMerged)
+            else { return .omit }
             try log(table, key, kind, "resolver: merged", dropped: nil, schema)
-            try write(connection)
             return .omit
+        }
+    }
+
+    /// Writes a row the merge made (`made`: a field-wise merge, a resolver's merged record, an update of
+    /// a deleted row a resolver keeps); returns false when that row breaks a UNIQUE, CHECK or NOT NULL
+    /// constraint (each change alone may keep them: `start` raised on one copy and `end` lowered on
+    /// another). The later change is then dropped and logged, as it is when a change breaks a constraint
+    /// by itself: the row keeps its earlier values on every copy, where the error stopped every later
+    /// pull. (SQLite undoes the failed statement alone.)
+    private func write(
+        _ table: SyncTable, _ key: [SQLiteValue], made: String, dropped: [SQLiteValue]?, _ schema: SyncTableSchema,
+        _ body: (Connection) throws -> Void
+    ) throws -> Bool {
+        do {
+            try body(connection)
+            return true
+        } catch let error as SQLiteError where error.code == .constraint {
+            try log(
+                table, key, "constraint",
+                "the later change is dropped: the row \(made) makes of it breaks a UNIQUE, CHECK or NOT NULL constraint",
+                dropped: dropped, schema)
+            return false
         }
     }
 
