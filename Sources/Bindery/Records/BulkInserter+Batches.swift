@@ -275,8 +275,21 @@ extension BulkInserter {
         if connection.totalChanges &- before > rows {
             var readBack = RecordBuffer<T>(capacity: rows)
             defer { readBack.deallocate() }
+            var lost = false
             try returned.drain { record in
-                readBack.append(try connection.storedAfterTriggers(record, state: state) ?? record)
+                if let stored = try connection.storedAfterTriggers(record, state: state) {
+                    readBack.append(stored)
+                } else {
+                    lost = true
+                }
+            }
+            // A row not found by its key (a trigger changed the key): one by one, each INSERT tells its
+            // row's rowid.
+            guard !lost else {
+                readBack.removeAll()
+                inserted -= rows
+                try undoBatch(nil)
+                return false
             }
             readBack.drain { returned.append($0) }
         }

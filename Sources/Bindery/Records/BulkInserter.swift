@@ -78,6 +78,7 @@ final class BulkInserter {
     func insertReturning<T: Record>(_ record: borrowing T, as type: T.Type) throws -> T? {
         let statement = try bound(record)
         let before = connection.totalChanges
+        let rowidBefore = connection.lastInsertRowID
         let stored: T
         do {
             defer { statement.reset() }
@@ -91,7 +92,8 @@ final class BulkInserter {
         // A trigger changed rows after RETURNING saw this one: it is read back (see
         // `Connection+TriggerReadBack.swift`).
         if connection.triggersChangedRows(since: before),
-            let changed = try connection.storedAfterTriggers(stored, state: state)
+            let changed = try connection.storedAfterTriggers(
+                stored, state: state, rowid: connection.insertedRowid(since: rowidBefore))
         {
             return changed
         }

@@ -294,12 +294,13 @@ extension Connection {
     // MARK: Helpers
 
     /// Steps a one-row INSERT … RETURNING * (or upsert) of a `T` and decodes the row it returns, if
-    /// any: the row as stored, read back by primary key when a trigger changed rows (see
-    /// `Connection+TriggerReadBack.swift`).
+    /// any: the row as stored, read back by primary key (or by the rowid it gave a row it inserted)
+    /// when a trigger changed rows (see `Connection+TriggerReadBack.swift`).
     func runReturning<T: Record>(_ statement: Statement, as type: T.Type, row: EncodedRow, slots: [Bool])
         throws -> T?
     {
         let before = totalChanges
+        let rowidBefore = lastInsertRowID
         let stored: T
         do {
             guard try statement.step() else { return nil }
@@ -310,7 +311,9 @@ extension Connection {
             throw error.with(arguments: row.values.indices.filter { slots[$0] }.map { row.values[$0] })
         }
         if triggersChangedRows(since: before),
-            let changed = try storedAfterTriggers(stored, state: recordContext.state(for: T.self))
+            let changed = try storedAfterTriggers(
+                stored, state: recordContext.state(for: T.self),
+                rowid: insertedRowid(since: rowidBefore))
         {
             return changed
         }

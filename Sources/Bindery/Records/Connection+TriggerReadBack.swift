@@ -8,6 +8,15 @@
 /// back by the primary key of the row `RETURNING` gave. When the count grew by one or less, no trigger
 /// changed anything, the row `RETURNING` gave is the row as stored, and no other statement runs: no
 /// look at the schema is needed, and a trigger added by another connection is seen as well.
+///
+/// A trigger may change the key itself (a TEXT key made lowercase, say): the row is then not found by
+/// the key `RETURNING` gave. A one-row INSERT (or upsert that inserted) into a table with a rowid
+/// moved the connection's last inserted rowid to its row's, which a trigger does not change (its own
+/// inserts set it back when the trigger ends): the row is read back by that rowid. An upsert that
+/// updated a row and a multi-row INSERT do not tell their rows' rowids: a batch whose row is not found
+/// by its key is undone and its records inserted one by one. A row a trigger deleted, or whose rowid (an `INTEGER PRIMARY KEY`) or
+/// whose key in a table without a rowid it changed, cannot be found again: it comes back as
+/// `RETURNING` gave it.
 extension Connection {
     /// Whether a trigger program changed a row since ``totalChanges`` was `before`, by a one-row
     /// statement that changed at most one row itself.
@@ -15,16 +24,32 @@ extension Connection {
         totalChanges &- before > 1
     }
 
-    /// The row `returned` (a row `RETURNING *` gave) as stored now, found by its primary key; nil when
-    /// the row cannot be found again: a trigger deleted it or changed its key, or the record has no
-    /// primary-key value (what `RETURNING` gave is then kept).
-    func storedAfterTriggers<T: Record>(_ returned: T, state: RecordTypeState) throws -> T? {
+    /// The row `returned` (a row `RETURNING *` gave) as stored now, found by its primary key, or else by
+    /// `rowid`, the rowid the INSERT that returned it gave its row (nil when not known); nil when the
+    /// row cannot be found again: a trigger deleted it or changed its key and rowid, or the record has
+    /// no primary-key value (what `RETURNING` gave is then kept).
+    func storedAfterTriggers<T: Record>(_ returned: T, state: RecordTypeState, rowid: Int64? = nil) throws -> T? {
         // The key is encoded with an encoder of its own: the caller's is in use (see RecordTypeState).
         let key = try state.withEncoder { encoder -> [SQLiteValue]? in
             try encoder.encodeRow(returned)
             return try? state.primaryKeyValues(in: encoder.row)
         }
-        guard let key else { return nil }
-        return try fetchOne(T.self, sql: SQL(text: state.selectByKey, values: key))
+        if let key, let found = try fetchOne(T.self, sql: SQL(text: state.selectByKey, values: key)) {
+            return found
+        }
+        guard let rowid else { return nil }
+        // The rowid under a name no column of the table takes.
+        let columns = try insertProfile(ofTable: state.tableName)
+        guard let name = ["rowid", "_rowid_", "oid"].first(where: { columns.index(ofColumn: $0) == nil }) else {
+            return nil
+        }
+        return try fetchOne(T.self, sql: SQL(text: "SELECT * FROM \(state.table) WHERE \(name) = ?", values: [rowid]))
+    }
+
+    /// The rowid a one-row INSERT gave its row, from the last inserted rowid before it (`before`) and
+    /// now: nil when it did not move, as for a table without a rowid.
+    func insertedRowid(since before: Int64) -> Int64? {
+        let now = lastInsertRowID
+        return now == before ? nil : now
     }
 }
