@@ -178,7 +178,8 @@ struct SyncMerger {
     /// constraint (each change alone may keep them: `start` raised on one copy and `end` lowered on
     /// another). The later change is then dropped and logged, as it is when a change breaks a constraint
     /// by itself: the row keeps its earlier values on every copy, where the error stopped every later
-    /// pull. (SQLite undoes the failed statement alone.)
+    /// pull. (SQLite undoes the failed statement alone.) Any other failure throws
+    /// ``SyncError/cannotApply(sequence:table:key:reason:)`` naming the row.
     private func write(
         _ table: SyncTable, _ key: [SQLiteValue], made: String, dropped: [SQLiteValue]?, _ schema: SyncTableSchema,
         _ body: (Connection) throws -> Void
@@ -192,6 +193,12 @@ struct SyncMerger {
                 "the later change is dropped: the row \(made) makes of it breaks a UNIQUE, CHECK or NOT NULL constraint",
                 dropped: dropped, schema)
             return false
+        } catch let error as SQLiteError {
+            // Any other failure (a trigger's error, say) stops the pull: named by its row, which the
+            // changeset's apply, which threw it, cannot tell.
+            throw SyncError.cannotApply(
+                sequence: hubSequence, table: table.name, key: SyncState.describe(key),
+                reason: "the row \(made) makes could not be written: \(error.message)")
         }
     }
 
