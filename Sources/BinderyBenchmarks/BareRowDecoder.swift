@@ -3,7 +3,7 @@ import Foundation
 
 /// Close to the least a `Decoder` can do for rows of optional text, numbers and dates, nested or not:
 /// each value the record asks for is the next column of the current row, read as the C loops read it
-/// (`integer`, `real`, `date`), text in one pass (``onePassText(_:_:)``, cheaper than the C loops'
+/// (`integer`, `real`, `date`), text in one pass (``BareRowDecoder/onePassText(_:_:)``, cheaper than the C loops'
 /// `text`, as Bindery's own reading is), and a nested `Decodable` goes on reading the next columns.
 /// No key is looked at, no column name or type is checked, no kept container is guarded against: the
 /// benchmark checks afterwards that the rows it decoded are the C loop's.
@@ -12,12 +12,15 @@ import Foundation
 /// rows): what the standard library's container box and the synthesized `init(from:)`s cost on their
 /// own, with a value of each nested record made and copied as Codable makes it.
 ///
-/// Safety: two unsafe steps, each worth more than 2% of the floor line (callgrind, 2026-12-06: a
+/// Safety: three unsafe steps; the first two each worth more than 2% of the floor line (callgrind, 2026-12-06: a
 /// checked `unowned` reference costs +19%, a checked cast of the kept container +9.6%). A keyed
 /// container holds its decoder `unowned(unsafe)`: the benchmark keeps the decoder alive for as long as
 /// it decodes, and no container outlives a row (the synthesized `init(from:)`s keep none). A kept
 /// container is cast back with `unsafeDowncast` only after its key type matched the one it was made
-/// for, so it is always the `Kept<KeyedDecodingContainer<Key>>` it is cast to. (A column counter in
+/// for, so it is always the `Kept<KeyedDecodingContainer<Key>>` it is cast to. Text is read through
+/// SQLite's pointer rebound from `UInt8` to `CChar` (the same size and layout) for the one call of
+/// `String(validatingCString:)`, which stops at the NUL byte SQLite ends a value's text with, within
+/// its buffer, valid until the next step (the one-pass read the floor is meant to have). (A column counter in
 /// memory of its own, a forced inline and an unchecked cast of a `Date` were measured too, each under
 /// 1%, and are not kept.)
 final class BareRowDecoder: Decoder {
@@ -91,7 +94,7 @@ struct BareRowKeyedDecodingContainer<Key: CodingKey>: BareKeyedDecoding {
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        onePassText(decoder.statement, decoder.next()) ?? ""
+        BareRowDecoder.onePassText(decoder.statement, decoder.next()) ?? ""
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
@@ -99,7 +102,7 @@ struct BareRowKeyedDecodingContainer<Key: CodingKey>: BareKeyedDecoding {
     }
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        onePassText(decoder.statement, decoder.next())
+        BareRowDecoder.onePassText(decoder.statement, decoder.next())
     }
 
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
@@ -122,12 +125,16 @@ struct BareRowKeyedDecodingContainer<Key: CodingKey>: BareKeyedDecoding {
     }
 }
 
-/// The text of `column`, or nil for another type: validated as it is copied, in one pass over SQLite's
-/// NUL-terminated text, as Bindery reads text (without Bindery's check for a NUL inside, which the
-/// benchmark's rows do not hold): the least a decoder can do to read text that must be valid UTF-8.
-@inline(__always)
-func onePassText(_ statement: OpaquePointer, _ column: Int32) -> String? {
-    guard sqlite3_column_type(statement, column) == SQLITE_TEXT, let bytes = sqlite3_column_text(statement, column)
-    else { return nil }
-    return UnsafeRawPointer(bytes).withMemoryRebound(to: CChar.self, capacity: 1) { String(validatingCString: $0) }
+extension BareRowDecoder {
+    /// The text of `column`, or nil for another type: validated as it is copied, in one pass over
+    /// SQLite's NUL-terminated text, as Bindery reads text (without Bindery's check for a NUL inside,
+    /// which the benchmark's rows do not hold): the least a decoder can do to read text that must be
+    /// valid UTF-8. See the type's safety argument.
+    static func onePassText(_ statement: OpaquePointer, _ column: Int32) -> String? {
+        guard sqlite3_column_type(statement, column) == SQLITE_TEXT, let bytes = sqlite3_column_text(statement, column)
+        else { return nil }
+        return UnsafeRawPointer(bytes).withMemoryRebound(to: CChar.self, capacity: 1) {
+            String(validatingCString: $0)
+        }
+    }
 }

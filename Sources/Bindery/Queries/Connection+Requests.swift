@@ -52,11 +52,9 @@ extension Connection {
             selection, conditions, extras, orderings, isDistinct: request.isDistinct, limit: limit,
             offset: request.offsetCount)
         // The same request made again with new values (see RequestMemo) runs the text kept for it. The
-        // context and the record type's state lent, not retained (see ``Lent``), through local functions
-        // marked to be inlined rather than closures, as in insert(_:onConflict:).
-        @inline(__always)
+        // context and the record type's state lent, not retained (see ``Lent``). (Not forced inline, as
+        // fetchOne(_:where:)'s are: no bench line runs a request of more than one condition here.)
         func inContext(_ context: RecordContext) throws -> R? {
-            @inline(__always)
             func withState(_ state: RecordTypeState) throws -> R? {
                 let memo = state.attachment(RequestMemo.init)
                 let text: String

@@ -77,8 +77,7 @@ final class BulkInserter {
     /// back when a trigger changed rows), or nil when none was (a row skipped by ``ConflictPolicy/ignore``).
     func insertReturning<T: Record>(_ record: borrowing T, as type: T.Type) throws -> T? {
         let statement = try bound(record)
-        let before = connection.totalChanges
-        let rowidBefore = connection.lastInsertRowID
+        let mark = connection.readBackMark()
         let stored: T
         do {
             defer { statement.reset() }
@@ -89,15 +88,9 @@ final class BulkInserter {
         } catch let error as SQLiteError {
             throw error.with(arguments: row.values)
         }
-        // A trigger changed rows after RETURNING saw this one: it is read back (see
+        // Read back when a trigger changed rows after RETURNING saw this one (see
         // `Connection+TriggerReadBack.swift`).
-        if connection.triggersChangedRows(since: before),
-            let changed = try connection.storedAfterTriggers(
-                stored, state: state, rowid: connection.insertedRowid(since: rowidBefore))
-        {
-            return changed
-        }
-        return stored
+        return try connection.storedAfterStatement(stored, state: state, since: mark)
     }
 
     /// `record`, encoded and bound to the statement for its columns.

@@ -299,8 +299,7 @@ extension Connection {
     func runReturning<T: Record>(_ statement: Statement, as type: T.Type, row: EncodedRow, slots: [Bool])
         throws -> T?
     {
-        let before = totalChanges
-        let rowidBefore = lastInsertRowID
+        let mark = readBackMark()
         let stored: T
         do {
             guard try statement.step() else { return nil }
@@ -310,14 +309,7 @@ extension Connection {
         } catch let error as SQLiteError {
             throw error.with(arguments: row.values.indices.filter { slots[$0] }.map { row.values[$0] })
         }
-        if triggersChangedRows(since: before),
-            let changed = try storedAfterTriggers(
-                stored, state: recordContext.state(for: T.self),
-                rowid: insertedRowid(since: rowidBefore))
-        {
-            return changed
-        }
-        return stored
+        return try storedAfterStatement(stored, state: recordContext.state(for: T.self), since: mark)
     }
 
     /// Runs `sql`, a statement by primary key, with the key values `key`; returns how many rows it

@@ -18,10 +18,27 @@
 /// whose key in a table without a rowid it changed, cannot be found again: it comes back as
 /// `RETURNING` gave it.
 extension Connection {
-    /// Whether a trigger program changed a row since ``totalChanges`` was `before`, by a one-row
-    /// statement that changed at most one row itself.
-    func triggersChangedRows(since before: Int) -> Bool {
-        totalChanges &- before > 1
+    /// What a one-row statement's read-back compares with once it ran: ``totalChanges`` and
+    /// ``lastInsertRowID`` before it.
+    struct ReadBackMark {
+        let totalChanges: Int
+        let lastInsertRowID: Int64
+    }
+
+    /// The mark to take just before a one-row INSERT … RETURNING * or upsert runs.
+    func readBackMark() -> ReadBackMark {
+        ReadBackMark(totalChanges: totalChanges, lastInsertRowID: lastInsertRowID)
+    }
+
+    /// The row `returned` (the row a one-row statement's `RETURNING *` gave, run since `mark`) as
+    /// stored: `returned` itself when no trigger changed a row (``totalChanges`` grew by one or less),
+    /// else read back by its key or by the rowid the statement gave a row it inserted (the last
+    /// inserted rowid moved), and `returned` when it cannot be found again.
+    func storedAfterStatement<T: Record>(_ returned: T, state: RecordTypeState, since mark: ReadBackMark) throws -> T {
+        guard totalChanges &- mark.totalChanges > 1 else { return returned }
+        let rowid = lastInsertRowID
+        return try storedAfterTriggers(returned, state: state, rowid: rowid == mark.lastInsertRowID ? nil : rowid)
+            ?? returned
     }
 
     /// The row `returned` (a row `RETURNING *` gave) as stored now, found by its primary key, or else by
@@ -44,12 +61,5 @@ extension Connection {
             return nil
         }
         return try fetchOne(T.self, sql: SQL(text: "SELECT * FROM \(state.table) WHERE \(name) = ?", values: [rowid]))
-    }
-
-    /// The rowid a one-row INSERT gave its row, from the last inserted rowid before it (`before`) and
-    /// now: nil when it did not move, as for a table without a rowid.
-    func insertedRowid(since before: Int64) -> Int64? {
-        let now = lastInsertRowID
-        return now == before ? nil : now
     }
 }
