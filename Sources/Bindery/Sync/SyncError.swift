@@ -40,7 +40,10 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     case newerSchema(sequence: Int64, needed: Int, have: Int)
     /// The changeset at hub sequence `sequence` (or this copy's own unpushed changeset, when
     /// `sequence` is nil) could not be applied: `reason` says why for the row `key` of `table`. It
-    /// stays pending; nothing of it was applied.
+    /// stays pending; nothing of it was applied. `key` is empty when the failure concerns no one row
+    /// (a table the copy does not sync) or when SQLite does not say which row failed (a trigger's
+    /// error outside any conflict, in a changeset of several rows); `table` is empty when it does not
+    /// say which table either and the changeset changes several.
     case cannotApply(sequence: Int64?, table: String, key: String, reason: String)
     /// A changeset's bytes are not a valid SQLite changeset: `reason` says where.
     case malformedChangeset(reason: String)
@@ -84,7 +87,11 @@ public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {
                 + "it is held until this copy migrates"
         case .cannotApply(let sequence, let table, let key, let reason):
             let which = sequence.map { "changeset \($0)" } ?? "an unpushed local changeset"
-            return "\(which) cannot be applied to row \(key) of \(table): \(reason)"
+            switch (table.isEmpty, key.isEmpty) {
+            case (true, _): return "\(which) cannot be applied: \(reason)"
+            case (false, true): return "\(which) cannot be applied to table \(table): \(reason)"
+            case (false, false): return "\(which) cannot be applied to row \(key) of \(table): \(reason)"
+            }
         case .malformedChangeset(let reason):
             return "malformed changeset: \(reason)"
         case .malformedMessage(let reason):

@@ -43,7 +43,11 @@ struct SyncPull {
                     outcome.stop = error
                     break
                 } catch {
-                    outcome.stop = .cannotApply(sequence: entry.sequence, table: "", key: "", reason: "\(error)")
+                    // Outside any conflict (a trigger's error, a full disk), SQLite does not say which
+                    // change failed: the error names the table and the row when the changeset holds one.
+                    let subject = Self.subject(of: Array(entry.changeset))
+                    outcome.stop = .cannotApply(
+                        sequence: entry.sequence, table: subject.table, key: subject.key, reason: "\(error)")
                     break
                 }
                 if entry.copy == state.copy,
@@ -65,6 +69,20 @@ struct SyncPull {
             try SyncState.setLastError(outcome.stop?.description, on: connection)
             return outcome
         }
+    }
+
+    /// The table a changeset changes, when it changes one ("" otherwise), and the key of its row when it
+    /// changes one row ("" otherwise), as the conflict log shows keys: what an error can name when
+    /// SQLite does not say which change failed.
+    static func subject(of bytes: [UInt8]) -> (table: String, key: String) {
+        guard let changeset = try? Changeset(parsing: bytes), changeset.tables.count == 1 else { return ("", "") }
+        let table = changeset.tables[0]
+        guard table.changes.count == 1 else { return (table.name, "") }
+        let change = table.changes[0]
+        let row = change.operation == .insert ? change.new : change.old
+        let key = zip(row, table.primaryKey).filter(\.1).compactMap(\.0)
+        guard !key.isEmpty, key.count == table.primaryKey.filter({ $0 }).count else { return (table.name, "") }
+        return (table.name, SyncState.describe(key))
     }
 
     /// Applies the inverse of a pending changeset. The tables hold exactly what it left (nothing
