@@ -75,6 +75,12 @@ extension Connection {
             case .inserted?: return stored
             case .needsReturning?: shapeMemo = state.lastInsert  // the memo just tried: only this call replaces it
             case .otherShape?: break
+            case .unprepared?:
+                // The last shape's INSERT cannot be prepared (a column the table lacks or generates, which
+                // only a record of that shape wrote): forgotten, lest every later record fail on it.
+                // Out of the lend above, which held the memo unretained.
+                state.lastInsert = nil
+                try encoder.encodeRow(stored)
             case nil: try encoder.encodeRow(stored)
             }
             let memo: InsertMemo
@@ -133,6 +139,8 @@ extension Connection {
                 &record, state: state, encoder: encoder, memo: memo, context: context, inexactCount: inexactCount)
         }
         switch outcome {
+        case .unprepared:
+            return .unprepared
         case .otherShape:
             return .otherShape
         case .needsReturning:
@@ -179,7 +187,14 @@ extension Connection {
                 statement, &record, state: state, encoder: encoder, memo: memo, context: context,
                 boundAsEncoded: true, inexactCount: inexactCount)
         }
-        let lent = try lendStatement(sql)
+        let lent: Lent<Statement>
+        do {
+            lent = try lendStatement(sql)
+        } catch {
+            // Nothing encoded, nothing run: the caller plans the record afresh, and a record of this
+            // shape meets the error there.
+            return .unprepared
+        }
         let outcome: PlainInsert
         do {
             outcome = try lent.with(&record, run)
@@ -286,6 +301,8 @@ extension Connection {
         case otherShape
         /// The row needs `RETURNING *` (a DEFAULT, a trigger, a value its column converts): nothing ran.
         case needsReturning
+        /// The INSERT of the last shape could not be prepared: nothing was encoded, nothing ran.
+        case unprepared
     }
 
     /// What a plain INSERT's statement did.
@@ -294,6 +311,8 @@ extension Connection {
         case otherShape
         /// Nothing ran: the row needs `RETURNING *`.
         case needsReturning
+        /// Nothing was encoded and nothing ran: the INSERT could not be prepared.
+        case unprepared
         /// The record is the result as it is: nothing was inserted (``ConflictPolicy/ignore``), or it
         /// was stored as given and has its rowid (``StoredAsGiven``).
         case unchanged
