@@ -36,6 +36,7 @@ extension Connection {
     func startTrackingChanges() {
         guard !isClosed else { return }
         hooks.startTrackingChanges()
+        status.writeTracker = hooks
     }
 
     /// The tables changed by the transactions committed since the last call (or since tracking
@@ -53,6 +54,7 @@ extension Connection {
         guard !isClosed else { return }
         storeTransactionParticipant(participant)
         hooks.startTrackingChanges()
+        status.writeTracker = hooks
         hooks.commitGuard = participant
     }
 

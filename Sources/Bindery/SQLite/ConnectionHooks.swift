@@ -26,10 +26,13 @@ import Foundation
 ///   as turning off the truncate optimization: `DELETE FROM t` without `WHERE` deletes row by row, so
 ///   the update hook sees it (at some cost for very large tables).
 ///
-/// The tables the authorizer sees while a statement is prepared belong to the next statement that
-/// starts; with two statements prepared before either runs, the first gets the tables of both and the
-/// second none, which only the update hook then covers. Bindery prepares each statement just before
-/// running it.
+/// The tables the authorizer sees while a ``Statement`` is prepared are kept for its SQL text as soon
+/// as it is prepared (``statementPrepared(_:)``), not given to the next statement that starts: a
+/// statement is often prepared, then left while others run (a bulk insert reads the schema between
+/// preparing its batch and running it; a batch that a record of another shape ends runs later, from
+/// the cache), and those others would take its tables. What the authorizer sees outside a
+/// ``Statement``'s preparation (a script's statements, one prepared again inside `sqlite3_step` after
+/// a schema change) belongs to the next statement that starts, which is the one prepared.
 ///
 /// Changes count only once committed: the commit hook moves the changes of the transaction aside,
 /// the rollback hook drops them, and whether a commit really happened (a `COMMIT` can fail with
@@ -239,6 +242,30 @@ final class ConnectionHooks {
         let name = table.string
         open.insert(name)
         lastUpdatedTable = name
+    }
+
+    /// Keeps the tables the authorizer saw written while `statement` was prepared for its SQL text,
+    /// where ``statementStarted(_:)`` finds them each time it runs. A read-only statement's are
+    /// dropped (the authorizer reports SQLite's own reads of its schema as writes).
+    func statementPrepared(_ statement: OpaquePointer) {
+        guard isTrackingChanges, !preparedWrites.isEmpty else { return }
+        let prepared = preparedWrites
+        preparedWrites = DatabaseRegion()
+        droppingTable = false
+        guard sqlite3_stmt_readonly(statement) == 0, let text = sqlite3_sql(statement) else { return }
+        let sql = String(cString: text)
+        useClock &+= 1
+        var region = statementWrites[sql]?.region ?? DatabaseRegion()
+        region.formUnion(prepared)
+        statementWrites[sql] = (region, useClock)
+        if statementWrites.count > statementWritesCapacity {
+            forgetLeastRecentStatements()
+        }
+        if lastStatement?.sql == sql {
+            // The next run of the statement run last adds its new tables to the transaction's.
+            lastStatement = (sql, region)
+            openHoldsLastStatement = false
+        }
     }
 
     private func statementStarted(_ statement: OpaquePointer) {

@@ -43,6 +43,10 @@ final class ConnectionStatus: @unchecked Sendable {
     /// a ``ChangeRecorder`` notes it with each change, to tell a row changed before a table's columns
     /// changed. Counted on the connection's thread.
     var schemaChanges: UInt64 = 0
+    /// The hooks tracking the connection's writes, told of each statement prepared (see
+    /// ``ConnectionHooks/statementPrepared(_:)``); nil while writes are not tracked. Used on the
+    /// connection's thread.
+    weak var writeTracker: ConnectionHooks?
 
     init(_ flags: Flags = []) {
         word = .allocate(flags.rawValue)

@@ -97,6 +97,9 @@ final class Statement {
         self.transactionControl = TransactionControl(sql: sql.utf8)
         self.isTransactionControl = transactionControl != .none
         self.changesSchema = TransactionControl.changesSchema(sql: sql.utf8)
+        // The tables the authorizer saw written while it was prepared are this statement's, whenever
+        // it runs.
+        status.writeTracker?.statementPrepared(statement)
     }
 
     /// Throws ``SQLiteError/Code/misuse`` when the SQL text `sql` holds a NUL byte: SQLite reads SQL
