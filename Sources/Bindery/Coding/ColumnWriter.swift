@@ -15,20 +15,48 @@ import Foundation
 public struct ColumnWriter {
     /// The encoder's row, the one reference the writer holds (the value conversions are reached through
     /// it): making a writer for each record retains and releases it once.
-    private let row: EncodedRow
+    private var row: EncodedRow
     /// The `encodeColumns(to:)` call the writer was made for (see ``EncodedRow/endWriter()``).
-    private let generation: UInt64
+    private var generation: UInt64
 
     init(row: EncodedRow) {
         self.row = row
         self.generation = row.writerGeneration
     }
 
+    /// Makes the writer one for `row`'s next `encodeColumns(to:)` call, as a new one would be, for a
+    /// caller that encodes several records with one writer: a writer made for the row only takes the
+    /// row's generation, without retaining the row anew. (An `encodeColumns(to:)` may have put another
+    /// writer in its place, `columns = kept`: one of another row is replaced.)
+    @inline(__always)
+    mutating func renew(for row: EncodedRow) {
+        if self.row === row {
+            generation = row.writerGeneration
+        } else {
+            self = ColumnWriter(row: row)
+        }
+    }
+
     /// Stores `value` for `key`.
     @inline(__always)
     private func set(_ value: SQLiteValue, forKey key: String) throws {
         guard row.writerGeneration == generation else { throw Self.expired(key) }
-        row.set(value, forKey: key)
+        row.write(value, forKey: key)
+    }
+
+    /// Binds the INTEGER `value` for `key` when the record follows a bulk insert's plan (see
+    /// ``ColumnPlan``), else stores it, out of line: the plan's path, the one a bulk insert takes for
+    /// nearly every value, then saves and restores few registers.
+    @inline(__always)
+    private func set(integer value: Int64, forKey key: String) throws {
+        guard !row.bindFollowingPlan(value, forKey: key, writer: generation) else { return }
+        try store(.integer(value), forKey: key)
+    }
+
+    /// Stores `value` for `key` (``set(_:forKey:)``), out of line.
+    @inline(never)
+    private func store(_ value: SQLiteValue, forKey key: String) throws {
+        try set(value, forKey: key)
     }
 
     /// The error for a writer kept and used after its `encodeColumns(to:)` call returned, which would
@@ -45,12 +73,13 @@ public struct ColumnWriter {
 
     /// Stores NULL.
     public mutating func encodeNil(forKey key: String) throws {
-        try set(.null, forKey: key)
+        guard !row.followsPlanWithNull(forKey: key, writer: generation) else { return }
+        try store(.null, forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: Int, forKey key: String) throws {
-        try set(.integer(Int64(value)), forKey: key)
+        try set(integer: Int64(value), forKey: key)
     }
 
     /// Stores an INTEGER.
@@ -60,23 +89,23 @@ public struct ColumnWriter {
             // identical bodies would be merged into one function that both reach through an extra jump.
             try encode(Int(value), forKey: key)
         #else
-            try set(.integer(value), forKey: key)
+            try set(integer: value, forKey: key)
         #endif
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: Int32, forKey key: String) throws {
-        try set(.integer(Int64(value)), forKey: key)
+        try set(integer: Int64(value), forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: Int16, forKey key: String) throws {
-        try set(.integer(Int64(value)), forKey: key)
+        try set(integer: Int64(value), forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: Int8, forKey key: String) throws {
-        try set(.integer(Int64(value)), forKey: key)
+        try set(integer: Int64(value), forKey: key)
     }
 
     /// Stores an INTEGER; a value above `Int64.max` throws `EncodingError.invalidValue`.
@@ -91,26 +120,27 @@ public struct ColumnWriter {
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: UInt32, forKey key: String) throws {
-        try set(.integer(Int64(value)), forKey: key)
+        try set(integer: Int64(value), forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: UInt16, forKey key: String) throws {
-        try set(.integer(Int64(value)), forKey: key)
+        try set(integer: Int64(value), forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: UInt8, forKey key: String) throws {
-        try set(.integer(Int64(value)), forKey: key)
+        try set(integer: Int64(value), forKey: key)
     }
 
     /// Stores INTEGER 1 or 0.
     public mutating func encode(_ value: Bool, forKey key: String) throws {
-        try set(.integer(value ? 1 : 0), forKey: key)
+        try set(integer: value ? 1 : 0, forKey: key)
     }
 
     /// Stores a REAL; NaN throws `EncodingError.invalidValue`.
     public mutating func encode(_ value: Double, forKey key: String) throws {
+        guard value.isNaN || !row.bindFollowingPlan(value, forKey: key, writer: generation) else { return }
         try set(try row.conversions.encode(value, codingPath: [IndexKey(key)]), forKey: key)
     }
 
@@ -136,7 +166,7 @@ public struct ColumnWriter {
         if let value {
             try encode(value, forKey: key)
         } else {
-            try set(.null, forKey: key)
+            try encodeNil(forKey: key)
         }
     }
 }

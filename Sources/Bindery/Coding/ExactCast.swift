@@ -62,7 +62,9 @@ enum ExactCast {
     /// `insert()` one by one, about 230 instructions a record).
     ///
     /// Safety: a place is made only by ``with(_:_:)`` and ``with(borrowing:_:)``, from the address
-    /// the standard library lends for the call, and is valid only inside `body` (which must not keep
+    /// the standard library lends for the call, and by ``with(elementAt:of:_:)``, from an element of a
+    /// buffer whose elements its caller holds initialized for the call (its index checked against the
+    /// buffer's count); it is valid only inside `body` (which must not keep
     /// it). ``read(as:_:)`` and ``modify(as:_:)`` compare the type asked for with the value's own
     /// before they view the memory, so a value is only ever viewed as its own type; a place made from
     /// a borrowed value refuses ``modify(as:_:)``.
@@ -94,11 +96,45 @@ enum ExactCast {
             }
         }
 
+        /// Runs `body` with the place of the element at `index` of `buffer`, which it may only read;
+        /// nil, without running `body`, when `index` is not in `0..<buffer.count`. (The elements of a
+        /// buffer are initialized, and stay so while its owner lends it, for the call that lends it.)
+        @inline(__always)
+        static func with<Value, R>(
+            elementAt index: Int, of buffer: UnsafeBufferPointer<Value>, _ body: (Place) throws -> R
+        ) rethrows -> R? {
+            guard UInt(bitPattern: index) < UInt(bitPattern: buffer.count), let base = buffer.baseAddress else {
+                return nil
+            }
+            let address = UnsafeMutableRawPointer(mutating: base + index)
+            return try body(Place(address: address, type: Value.self, isMutable: false))
+        }
+
         /// Runs `body` with the value, when it is a `Target`; nil, without running `body`, otherwise.
         @inline(__always)
         func read<Target, R>(as target: Target.Type, _ body: (borrowing Target) throws -> R) rethrows -> R? {
             guard type == Target.self else { return nil }
             return try body(address.assumingMemoryBound(to: Target.self).pointee)
+        }
+
+        /// Calls the value's `encodeColumns(to:)` where it lies, when it is a `Target`; nothing
+        /// otherwise. The value is reached through an `inout` access, which it is given by its address,
+        /// but only read (`encodeColumns(to:)` is not `mutating`), so that a place made from a borrowed
+        /// value is not changed. (Read as ``read(as:_:)`` reads it, the value is copied out first, in
+        /// code generic over `Target`, through its type's value witnesses, and the copy destroyed
+        /// afterwards.)
+        @inline(__always)
+        func encodeColumns<Target: ColumnEncodable>(as target: Target.Type, to columns: inout ColumnWriter) throws {
+            guard type == Target.self else { return }
+            try Self.encodeColumns(of: &address.assumingMemoryBound(to: Target.self).pointee, to: &columns)
+        }
+
+        /// Calls `value`'s `encodeColumns(to:)`: `inout` only to be given the value's address.
+        @inline(__always)
+        private static func encodeColumns<Target: ColumnEncodable>(
+            of value: inout Target, to columns: inout ColumnWriter
+        ) throws {
+            try value.encodeColumns(to: &columns)
         }
 
         /// Runs `body` with the value to change, when it is a `Target` and may be changed; nil, without
