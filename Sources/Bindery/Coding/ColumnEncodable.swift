@@ -39,16 +39,7 @@ extension ColumnEncodable {
     /// the metatype, so that code generic over an `Encodable` type can reach the conformance without
     /// boxing or copying each value. A value of another type writes nothing.
     static func encodeColumns(of place: ExactCast.Place, to columns: inout ColumnWriter) throws {
-        try place.encodeColumns(as: Self.self, to: &columns)
+        try place.read(as: Self.self) { try $0.encodeColumns(to: &columns) }
     }
 
-    /// Has `core` encode the records of `records` from `start` up to `end` following its row's plan
-    /// (``RowEncoderCore/encodeFollowingPlan(_:as:from:to:offset:perRow:)``) as records of this type:
-    /// called through the metatype once for all of them. Returns how many followed it.
-    static func encodeFollowingPlan<T>(
-        _ records: UnsafeBufferPointer<T>, core: RowEncoderCore, from start: Int, to end: Int, offset: Int32,
-        perRow: Int32
-    ) -> Int {
-        core.encodeFollowingPlan(records, as: Self.self, from: start, to: end, offset: offset, perRow: perRow)
-    }
 }

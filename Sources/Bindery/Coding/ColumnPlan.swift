@@ -39,12 +39,12 @@ struct ColumnPlan {
     /// count it started with and refuses to write once it has changed.
     var writerGeneration: UInt64 = 0
     var mode = Mode.normal
-    /// The next entry a following record writes; ``idle`` (outside the entries) when no record
-    /// follows the plan, so that the writer's first comparison, the cursor's with the entries' count,
-    /// fails on every other record. A record follows only a plan that has a ``target``: a writer that
-    /// passes that comparison binds to it without looking at it again.
+    /// The next entry a following record writes; ``idle`` (above any count) when no record follows
+    /// the plan, so that the writer's first comparison, the cursor's with ``count``, fails on every
+    /// other record. A record follows only a plan that has a ``target``: a writer that passes that
+    /// comparison binds to it without looking at it again.
     var cursor = Self.idle
-    /// How many entries the plan has; 0 when there is none. The entry after them is ``sentinel``.
+    /// How many entries the plan has; 0 when there is none.
     var count = 0
     /// How many entries the record being learned wrote.
     var learned = 0
@@ -54,36 +54,34 @@ struct ColumnPlan {
     /// The statement the plan binds, and the parameters before the current record's row of it.
     var target: OpaquePointer?
     var rowOffset: Int32 = 0
-    /// The plan's entries: the first ``count`` are the plan, then ``sentinel``, which no key follows,
-    /// so that a following record's cursor never passes it.
+    /// The plan's entries; the first ``count`` are the plan.
     var entries: FixedBuffer<Entry>
 
     /// The most keys a plan holds.
     static let capacity = 64
     /// The cursor while no record follows the plan.
     static let idle = Int.max
-    /// The entry after the plan's: its parameter, below 0, is neither a parameter nor the 0 of a NULL.
-    static let sentinel = Entry(key: "", parameter: -1)
 
     init() {
-        entries = .allocate(count: Self.capacity + 1, repeating: Self.sentinel)
+        entries = .allocate(count: Self.capacity, repeating: Entry())
     }
 
     /// The parameter the plan gives the next key, in the statement's first row, when the record
     /// follows the plan, its next key is `key` and the writer's generation is `generation`; 0 when the
-    /// key is written NULL, and 0 or less otherwise (nothing is changed).
+    /// key is written NULL, or otherwise (nothing is changed).
     @inline(__always)
     func parameter(forKey key: String, writer generation: UInt64) -> Int32 {
-        guard let entry = entries.place(ifWithin: cursor), writerGeneration == generation,
-            entry.element.key == key
-        else { return 0 }
+        guard cursor < count, writerGeneration == generation else { return 0 }
+        let entry = entries.place(at: cursor)
+        guard entry.element.key == key else { return 0 }
         return entry.element.parameter
     }
 
     /// Whether the plan's next key is `key`, written NULL, with the writer's generation `generation`.
     @inline(__always)
     func expectsNull(forKey key: String, writer generation: UInt64) -> Bool {
-        guard let entry = entries.place(ifWithin: cursor), writerGeneration == generation else { return false }
+        guard cursor < count, writerGeneration == generation else { return false }
+        let entry = entries.place(at: cursor)
         return entry.element.parameter == 0 && entry.element.key == key
     }
 

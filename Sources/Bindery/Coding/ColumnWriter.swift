@@ -15,26 +15,13 @@ import Foundation
 public struct ColumnWriter {
     /// The encoder's row, the one reference the writer holds (the value conversions are reached through
     /// it): making a writer for each record retains and releases it once.
-    private var row: EncodedRow
+    private let row: EncodedRow
     /// The `encodeColumns(to:)` call the writer was made for (see ``EncodedRow/endWriter()``).
-    private var generation: UInt64
+    private let generation: UInt64
 
     init(row: EncodedRow) {
         self.row = row
         self.generation = row.writerGeneration
-    }
-
-    /// Makes the writer one for `row`'s next `encodeColumns(to:)` call, as a new one would be, for a
-    /// caller that encodes several records with one writer: a writer made for the row only takes the
-    /// row's generation, without retaining the row anew. (An `encodeColumns(to:)` may have put another
-    /// writer in its place, `columns = kept`: one of another row is replaced.)
-    @inline(__always)
-    mutating func renew(for row: EncodedRow) {
-        if self.row === row {
-            generation = row.writerGeneration
-        } else {
-            self = ColumnWriter(row: row)
-        }
     }
 
     /// Stores `value` for `key`.
@@ -45,18 +32,11 @@ public struct ColumnWriter {
     }
 
     /// Binds the INTEGER `value` for `key` when the record follows a bulk insert's plan (see
-    /// ``ColumnPlan``), else stores it, out of line: the plan's path, the one a bulk insert takes for
-    /// nearly every value, then saves and restores few registers.
+    /// ``ColumnPlan``), else stores it.
     @inline(__always)
     private func set(integer value: Int64, forKey key: String) throws {
         guard !row.bindFollowingPlan(value, forKey: key, writer: generation) else { return }
-        try store(.integer(value), forKey: key)
-    }
-
-    /// Stores `value` for `key` (``set(_:forKey:)``), out of line.
-    @inline(never)
-    private func store(_ value: SQLiteValue, forKey key: String) throws {
-        try set(value, forKey: key)
+        try set(.integer(value), forKey: key)
     }
 
     /// The error for a writer kept and used after its `encodeColumns(to:)` call returned, which would
@@ -74,7 +54,7 @@ public struct ColumnWriter {
     /// Stores NULL.
     public mutating func encodeNil(forKey key: String) throws {
         guard !row.followsPlanWithNull(forKey: key, writer: generation) else { return }
-        try store(.null, forKey: key)
+        try set(.null, forKey: key)
     }
 
     /// Stores an INTEGER.

@@ -144,7 +144,6 @@ extension EncodedRow {
     func commitPlan() {
         guard let target else { return }
         plan.value.count = plan.value.learned
-        plan.value.entries[plan.value.learned] = ColumnPlan.sentinel
         plan.value.target = target
     }
 

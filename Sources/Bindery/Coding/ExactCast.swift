@@ -117,26 +117,6 @@ enum ExactCast {
             return try body(address.assumingMemoryBound(to: Target.self).pointee)
         }
 
-        /// Calls the value's `encodeColumns(to:)` where it lies, when it is a `Target`; nothing
-        /// otherwise. The value is reached through an `inout` access, which it is given by its address,
-        /// but only read (`encodeColumns(to:)` is not `mutating`), so that a place made from a borrowed
-        /// value is not changed. (Read as ``read(as:_:)`` reads it, the value is copied out first, in
-        /// code generic over `Target`, through its type's value witnesses, and the copy destroyed
-        /// afterwards.)
-        @inline(__always)
-        func encodeColumns<Target: ColumnEncodable>(as target: Target.Type, to columns: inout ColumnWriter) throws {
-            guard type == Target.self else { return }
-            try Self.encodeColumns(of: &address.assumingMemoryBound(to: Target.self).pointee, to: &columns)
-        }
-
-        /// Calls `value`'s `encodeColumns(to:)`: `inout` only to be given the value's address.
-        @inline(__always)
-        private static func encodeColumns<Target: ColumnEncodable>(
-            of value: inout Target, to columns: inout ColumnWriter
-        ) throws {
-            try value.encodeColumns(to: &columns)
-        }
-
         /// Runs `body` with the value to change, when it is a `Target` and may be changed; nil, without
         /// running `body`, otherwise.
         @inline(__always)

@@ -139,28 +139,16 @@ final class RowEncoderCore: Encoder {
     ) -> Int {
         guard encodedType == ObjectIdentifier(T.self), let columnEncodable, verifiedRows >= Self.rowsToVerify
         else { return 0 }
-        return columnEncodable.encodeFollowingPlan(
-            records, core: self, from: start, to: end, offset: offset, perRow: perRow)
-    }
-
-    /// ``encodeFollowingPlan(_:from:to:offset:perRow:)`` once the records' type is known to be `E`, a
-    /// ``ColumnEncodable`` type: each record's `encodeColumns(to:)` is called through `E`'s conformance,
-    /// the type looked up once for all of them.
-    func encodeFollowingPlan<T, E: ColumnEncodable>(
-        _ records: UnsafeBufferPointer<T>, as type: E.Type, from start: Int, to end: Int, offset: Int32, perRow: Int32
-    ) -> Int {
-        // One writer for the records, made anew for each (see ColumnWriter.renew(for:)).
-        var writer = ColumnWriter(row: row)
         var rowOffset = offset
         var index = start
         row.startFollowingPlan()
         while index < end {
             row.followNextRecord(atRowOffset: rowOffset)
-            writer.renew(for: row)
+            var writer = ColumnWriter(row: row)
             let wrote: Void?
             do {
                 wrote = try ExactCast.Place.with(elementAt: index, of: records) {
-                    try $0.encodeColumns(as: E.self, to: &writer)
+                    try columnEncodable.encodeColumns(of: $0, to: &writer)
                 }
             } catch {
                 wrote = nil
