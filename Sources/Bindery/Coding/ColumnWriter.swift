@@ -28,7 +28,15 @@ public struct ColumnWriter {
     @inline(__always)
     private func set(_ value: SQLiteValue, forKey key: String) throws {
         guard row.writerGeneration == generation else { throw Self.expired(key) }
-        row.set(value, forKey: key)
+        row.write(value, forKey: key)
+    }
+
+    /// Binds the INTEGER `value` for `key` when the record follows a bulk insert's plan (see
+    /// ``ColumnPlan``), else stores it.
+    @inline(__always)
+    private func set(integer value: Int64, forKey key: String) throws {
+        guard !row.bindFollowingPlan(value, forKey: key, writer: generation) else { return }
+        try set(.integer(value), forKey: key)
     }
 
     /// The error for a writer kept and used after its `encodeColumns(to:)` call returned, which would
@@ -45,12 +53,13 @@ public struct ColumnWriter {
 
     /// Stores NULL.
     public mutating func encodeNil(forKey key: String) throws {
+        guard !row.followsPlanWithNull(forKey: key, writer: generation) else { return }
         try set(.null, forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: Int, forKey key: String) throws {
-        try set(.integer(Int64(value)), forKey: key)
+        try set(integer: Int64(value), forKey: key)
     }
 
     /// Stores an INTEGER.
@@ -60,23 +69,23 @@ public struct ColumnWriter {
             // identical bodies would be merged into one function that both reach through an extra jump.
             try encode(Int(value), forKey: key)
         #else
-            try set(.integer(value), forKey: key)
+            try set(integer: value, forKey: key)
         #endif
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: Int32, forKey key: String) throws {
-        try set(.integer(Int64(value)), forKey: key)
+        try set(integer: Int64(value), forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: Int16, forKey key: String) throws {
-        try set(.integer(Int64(value)), forKey: key)
+        try set(integer: Int64(value), forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: Int8, forKey key: String) throws {
-        try set(.integer(Int64(value)), forKey: key)
+        try set(integer: Int64(value), forKey: key)
     }
 
     /// Stores an INTEGER; a value above `Int64.max` throws `EncodingError.invalidValue`.
@@ -91,26 +100,27 @@ public struct ColumnWriter {
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: UInt32, forKey key: String) throws {
-        try set(.integer(Int64(value)), forKey: key)
+        try set(integer: Int64(value), forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: UInt16, forKey key: String) throws {
-        try set(.integer(Int64(value)), forKey: key)
+        try set(integer: Int64(value), forKey: key)
     }
 
     /// Stores an INTEGER.
     public mutating func encode(_ value: UInt8, forKey key: String) throws {
-        try set(.integer(Int64(value)), forKey: key)
+        try set(integer: Int64(value), forKey: key)
     }
 
     /// Stores INTEGER 1 or 0.
     public mutating func encode(_ value: Bool, forKey key: String) throws {
-        try set(.integer(value ? 1 : 0), forKey: key)
+        try set(integer: value ? 1 : 0, forKey: key)
     }
 
     /// Stores a REAL; NaN throws `EncodingError.invalidValue`.
     public mutating func encode(_ value: Double, forKey key: String) throws {
+        guard value.isNaN || !row.bindFollowingPlan(value, forKey: key, writer: generation) else { return }
         try set(try row.conversions.encode(value, codingPath: [IndexKey(key)]), forKey: key)
     }
 
@@ -136,7 +146,7 @@ public struct ColumnWriter {
         if let value {
             try encode(value, forKey: key)
         } else {
-            try set(.null, forKey: key)
+            try encodeNil(forKey: key)
         }
     }
 }

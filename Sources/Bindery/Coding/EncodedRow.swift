@@ -42,9 +42,6 @@ final class EncodedRow {
         var bound = 0
         /// Whether a parameter of the current row holds TEXT or a BLOB, which is bound afterwards.
         var deferred = false
-        /// Counts the `encodeColumns(to:)` calls that ended: a ``ColumnWriter`` made during one holds the
-        /// count it started with and refuses to write once it has changed.
-        var writerGeneration: UInt64 = 0
         /// Whether the current row does not have `target`'s shape (a NULL where it has a parameter,
         /// a value where it has none, a slot encoded twice).
         var offShape = false
@@ -65,6 +62,9 @@ final class EncodedRow {
 
     /// The row's state; the row owns it and its two buffers, and frees them in its `deinit`.
     private let storage: FixedBox<Storage>
+    /// What the ``ColumnWriter``s of the row share, and the plan of a bulk insert's records (see
+    /// `EncodedRow+Plan.swift`); the row owns it and its entries, and frees them in its `deinit`.
+    let plan: FixedBox<ColumnPlan>
     private let options: CodingOptions
     /// The conversions of the encoder that owns the row, for ``ColumnWriter``.
     let conversions: ValueEncoder
@@ -76,9 +76,12 @@ final class EncodedRow {
         storage = .allocate(
             Storage(
                 slots: .allocate(count: capacity, repeating: Slot()), keys: .allocate(count: capacity, repeating: "")))
+        plan = .allocate(ColumnPlan())
     }
 
     deinit {
+        plan.value.entries.deallocate()
+        plan.deallocate()
         storage.value.slots.deallocate()
         storage.value.keys.deallocate()
         storage.deallocate()
@@ -253,12 +256,12 @@ final class EncodedRow {
 
     /// The generation of the ``ColumnWriter`` now writing (see ``endWriter()``).
     @inline(__always)
-    var writerGeneration: UInt64 { storage.value.writerGeneration }
+    var writerGeneration: UInt64 { plan.value.writerGeneration }
 
     /// Ends the current ``ColumnWriter``: it may not write any more.
     @inline(__always)
     func endWriter() {
-        storage.value.writerGeneration &+= 1
+        plan.value.writerGeneration &+= 1
     }
 
     /// For each slot, whether it was encoded with a value other than NULL.
@@ -369,6 +372,7 @@ final class EncodedRow {
     /// slots marked in `slots` are its parameters, consecutive from `first`. The statement must stay
     /// checked out until ``stopBinding()``.
     func bindDirectly(to statement: Statement, slots: [Bool], startingAt first: Int32) {
+        plan.value.forget()
         storage.value.layout = 0
         storage.value.rowOffset = 0
         var index = first
@@ -399,6 +403,7 @@ final class EncodedRow {
 
     /// Stops binding values as they are encoded.
     func stopBinding() {
+        plan.value.forget()
         storage.value.target = nil
         storage.value.rowOffset = 0
     }
@@ -408,6 +413,19 @@ final class EncodedRow {
     /// ``bindDirectly(to:slots:startingAt:)`` and ``stopBinding()`` set it back to 0.
     func aim(atRowOffset offset: Int32) {
         storage.value.rowOffset = offset
+    }
+
+    /// The statement values are bound to as they are encoded, and the parameters before the current
+    /// row's (see ``aim(atRowOffset:)``).
+    var target: OpaquePointer? { storage.value.target }
+    var rowOffset: Int32 { storage.value.rowOffset }
+
+    /// Whether two learned keys are equal as `String`s but differ in their bytes (see ``slot(forKey:)``).
+    var hasEquivalentKeys: Bool { storage.value.hasEquivalentKeys }
+
+    /// The parameter of `slot` in the first row of the target statement; 0 for none.
+    func parameter(ofSlot slot: Int) -> Int32 {
+        storage.value.slots[slot].parameter
     }
 
     /// How many parameters of the target statement one row binds (see

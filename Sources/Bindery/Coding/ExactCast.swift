@@ -62,7 +62,9 @@ enum ExactCast {
     /// `insert()` one by one, about 230 instructions a record).
     ///
     /// Safety: a place is made only by ``with(_:_:)`` and ``with(borrowing:_:)``, from the address
-    /// the standard library lends for the call, and is valid only inside `body` (which must not keep
+    /// the standard library lends for the call, and by ``with(elementAt:of:_:)``, from an element of a
+    /// buffer whose elements its caller holds initialized for the call (its index checked against the
+    /// buffer's count); it is valid only inside `body` (which must not keep
     /// it). ``read(as:_:)`` and ``modify(as:_:)`` compare the type asked for with the value's own
     /// before they view the memory, so a value is only ever viewed as its own type; a place made from
     /// a borrowed value refuses ``modify(as:_:)``.
@@ -92,6 +94,20 @@ enum ExactCast {
             try withUnsafePointer(to: value) {
                 try body(Place(address: UnsafeMutableRawPointer(mutating: $0), type: Value.self, isMutable: false))
             }
+        }
+
+        /// Runs `body` with the place of the element at `index` of `buffer`, which it may only read;
+        /// nil, without running `body`, when `index` is not in `0..<buffer.count`. (The elements of a
+        /// buffer are initialized, and stay so while its owner lends it, for the call that lends it.)
+        @inline(__always)
+        static func with<Value, R>(
+            elementAt index: Int, of buffer: UnsafeBufferPointer<Value>, _ body: (Place) throws -> R
+        ) rethrows -> R? {
+            guard UInt(bitPattern: index) < UInt(bitPattern: buffer.count), let base = buffer.baseAddress else {
+                return nil
+            }
+            let address = UnsafeMutableRawPointer(mutating: base + index)
+            return try body(Place(address: address, type: Value.self, isMutable: false))
         }
 
         /// Runs `body` with the value, when it is a `Target`; nil, without running `body`, otherwise.

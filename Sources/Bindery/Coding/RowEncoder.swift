@@ -120,6 +120,73 @@ final class RowEncoderCore: Encoder {
         try encodeCodable(value)
     }
 
+    /// Whether the records of the type encoded last may follow a plan (see ``ColumnPlan``): it is
+    /// ``ColumnEncodable`` and its first records were checked against its Codable form.
+    @inline(__always)
+    var followsPlans: Bool {
+        columnEncodable != nil && verifiedRows >= Self.rowsToVerify
+    }
+
+    /// Encodes `records[start..<end]`, of the type encoded last, into consecutive rows of the row's
+    /// target, the first at parameter offset `offset` and each `perRow` parameters after the one
+    /// before, each following the row's plan (see ``ColumnPlan``), which the caller knows the row has
+    /// for its target; returns how many did, in order. Those did not encode into the row's slots. The
+    /// first that did not (its `encodeColumns(to:)` wrote other keys, another kind of value, or threw)
+    /// left nothing that counts: the caller encodes it again with ``encodeRow(_:)``, which binds it,
+    /// checks it or throws as for any record. Each record is read where it lies in `records`.
+    func encodeFollowingPlan<T: Encodable>(
+        _ records: UnsafeBufferPointer<T>, from start: Int, to end: Int, offset: Int32, perRow: Int32
+    ) -> Int {
+        guard encodedType == ObjectIdentifier(T.self), let columnEncodable, verifiedRows >= Self.rowsToVerify
+        else { return 0 }
+        var rowOffset = offset
+        var index = start
+        row.startFollowingPlan()
+        while index < end {
+            row.followNextRecord(atRowOffset: rowOffset)
+            var writer = ColumnWriter(row: row)
+            let wrote: Void?
+            do {
+                wrote = try ExactCast.Place.with(elementAt: index, of: records) {
+                    try columnEncodable.encodeColumns(of: $0, to: &writer)
+                }
+            } catch {
+                wrote = nil
+            }
+            row.endWriter()
+            guard wrote != nil, row.followedRecord() else { break }
+            rowOffset &+= perRow
+            index += 1
+        }
+        row.endFollowingPlan(followed: index == end)
+        return index - start
+    }
+
+    /// Encodes `value` as ``encodeRow(_:)`` does, learning a plan from it when ``followsPlans`` (the
+    /// caller checked); returns whether it gave a plan, which the caller makes the row's
+    /// (``EncodedRow/commitPlan()``) when the row was bound whole. A record of other columns than the
+    /// first checked is checked again, and gives no plan.
+    func encodeRowLearningPlan<T: Encodable>(_ value: borrowing T) throws -> Bool {
+        guard encodedType == ObjectIdentifier(T.self), let columnEncodable, verifiedRows >= Self.rowsToVerify else {
+            try encodeRow(value)
+            return false
+        }
+        row.startLearningPlan()
+        let learned: Bool
+        do {
+            try encodeColumns(value, columnEncodable)
+            learned = row.endLearningPlan()
+        } catch {
+            _ = row.endLearningPlan()
+            throw error
+        }
+        if !row.presentSlotsEqual(checkedSlots) {
+            try encodeVerified(value, columnEncodable)
+            return false
+        }
+        return learned
+    }
+
     /// Encodes `value` through its `encode(to:)`, where it lies (a copy of a record
     /// would retain each of its strings).
     @inline(__always)

@@ -144,18 +144,22 @@ extension BulkInserter {
         -> Statement?
     where C.Element: Encodable, C.Index == Int {
         row.aim(atRowOffset: 0)
-        try encoder.encodeRow(records[index])
         let statement: Statement
-        if let batch, row.isBound(to: batch), hasPresentSlots(batchPresent) {
-            if row.hasDeferredValues {
-                try row.bindDeferred(to: batch)
-            }
+        if let batch, row.hasPlan(for: batch), follow(records, from: index, to: index + 1, offset: 0, perRow: 0) {
             statement = batch
-        } else if let made = try batchForRow() {
-            statement = made
         } else {
-            window = 1
-            return nil
+            try encoder.encodeRow(records[index])
+            if let batch, row.isBound(to: batch), hasPresentSlots(batchPresent) {
+                if row.hasDeferredValues {
+                    try row.bindDeferred(to: batch)
+                }
+                statement = batch
+            } else if let made = try batchForRow() {
+                statement = made
+            } else {
+                window = 1
+                return nil
+            }
         }
         guard hasBatchableRowid() else {
             window = 1
@@ -166,19 +170,98 @@ extension BulkInserter {
         guard records.endIndex - index >= rows else { return nil }
         let perRow = Int32(row.parametersPerRow)
         var offset = perRow
-        for position in (index + 1)..<(index + rows) {
-            row.aim(atRowOffset: offset)
-            try encoder.encodeRow(records[position])
-            guard row.isBound(to: statement), hasPresentSlots(batchPresent), hasBatchableRowid() else {
-                window = position - index
-                return nil
+        var position = index + 1
+        let end = index + rows
+        // Read once a batch: records that may follow plans learn one where the row has none.
+        let learns = learnsPlans && encoder.followsPlans
+        while position < end {
+            if row.hasPlan(for: statement) {
+                let followed = encodeFollowingPlan(records, from: position, to: end, offset: offset, perRow: perRow)
+                position += followed
+                offset &+= perRow &* Int32(truncatingIfNeeded: followed)
+                guard position < end else { break }
+                missedPlan()
             }
-            if row.hasDeferredValues {
-                try row.bindDeferred(to: statement)
+            row.aim(atRowOffset: offset)
+            if learns {
+                guard try encodeLearningPlan(records[position], statement) else {
+                    window = position - index
+                    return nil
+                }
+            } else {
+                try encoder.encodeRow(records[position])
+                guard try boundInBatch(statement) else {
+                    window = position - index
+                    return nil
+                }
             }
             offset &+= perRow
+            position += 1
         }
         return statement
+    }
+
+    /// Encodes `record`, of a type that may follow plans (see ``ColumnPlan``), into its row of the
+    /// batch `statement` (``EncodedRow/aim(atRowOffset:)``), as any other record, learning a plan from
+    /// it when it may; returns whether it was bound there whole, its TEXT and BLOB values too.
+    private func encodeLearningPlan<T: Encodable>(_ record: borrowing T, _ statement: Statement) throws -> Bool {
+        if learnsPlans, row.learnsPlan, encoder.followsPlans {
+            let learned = try encoder.encodeRowLearningPlan(record)
+            guard try boundInBatch(statement) else { return false }
+            if learned {
+                row.commitPlan()
+            }
+            return true
+        }
+        try encoder.encodeRow(record)
+        return try boundInBatch(statement)
+    }
+
+    /// Whether the record just encoded was bound whole to its row of the batch `statement`, as it was
+    /// encoded; its TEXT and BLOB values are bound now.
+    @inline(__always)
+    private func boundInBatch(_ statement: Statement) throws -> Bool {
+        guard row.isBound(to: statement), hasPresentSlots(batchPresent), hasBatchableRowid() else { return false }
+        if row.hasDeferredValues {
+            try row.bindDeferred(to: statement)
+        }
+        return true
+    }
+
+    /// Encodes `records[start..<end]` following the row's plan into consecutive rows of its target,
+    /// the first at parameter offset `offset` (``RowEncoderCore/encodeFollowingPlan(_:from:to:offset:perRow:)``);
+    /// returns how many did, in order. A collection without contiguous storage follows none.
+    @inline(__always)
+    private func encodeFollowingPlan<C: RandomAccessCollection>(
+        _ records: C, from start: Int, to end: Int, offset: Int32, perRow: Int32
+    ) -> Int where C.Element: Encodable, C.Index == Int {
+        let base = records.startIndex
+        return records.withContiguousStorageIfAvailable { buffer in
+            encoder.encodeFollowingPlan(buffer, from: start - base, to: end - base, offset: offset, perRow: perRow)
+        } ?? 0
+    }
+
+    /// Whether `records[start..<end]` all followed the row's plan (see
+    /// ``encodeFollowingPlan(_:from:to:offset:perRow:)``); a miss is counted when not.
+    @inline(__always)
+    private func follow<C: RandomAccessCollection>(
+        _ records: C, from start: Int, to end: Int, offset: Int32, perRow: Int32
+    ) -> Bool where C.Element: Encodable, C.Index == Int {
+        guard encodeFollowingPlan(records, from: start, to: end, offset: offset, perRow: perRow) == end - start else {
+            missedPlan()
+            return false
+        }
+        return true
+    }
+
+    /// Counts a record that did not follow the row's plan: when misses come more often than one in 64
+    /// records (past the first 16), the insert stops learning plans, so that records whose keys change
+    /// from one to the next are not encoded twice each.
+    private func missedPlan() {
+        planMisses += 1
+        if planMisses > 16 && planMisses * 64 > inserted + batchRows {
+            learnsPlans = false
+        }
     }
 
     /// The multi-row statement for the shape of the row just encoded, with the row bound as its first;

@@ -50,6 +50,12 @@ final class BulkInserter {
     /// Whether this insert's batches may be `INSERT OR FAIL`, read from the table's schema at the first
     /// batch (see ``batchPolicy()``); nil until then.
     var failing: FailingBatches?
+    /// Whether records of one shape may follow a plan in batches (see ``ColumnPlan``): not for the
+    /// upserts that stand in for UPDATEs, which read each record's key from its slots, nor once plans
+    /// were missed too often (see ``missedPlan()``). ``planMisses`` counts the records that did not
+    /// follow the plan the row had.
+    var learnsPlans: Bool
+    var planMisses = 0
 
     init(
         connection: Connection, state: RecordTypeState, policy: ConflictPolicy, returning: Bool = false,
@@ -64,6 +70,7 @@ final class BulkInserter {
         self.returning = returning
         self.upserting = upserting || updating
         self.updating = updating
+        self.learnsPlans = !updating
         self.options = connection.recordContext.options
         self.parameterLimit = connection.parameterLimit
     }
