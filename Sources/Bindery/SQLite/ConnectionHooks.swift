@@ -254,13 +254,7 @@ final class ConnectionHooks {
         droppingTable = false
         guard sqlite3_stmt_readonly(statement) == 0, let text = sqlite3_sql(statement) else { return }
         let sql = String(cString: text)
-        useClock &+= 1
-        var region = statementWrites[sql]?.region ?? DatabaseRegion()
-        region.formUnion(prepared)
-        statementWrites[sql] = (region, useClock)
-        if statementWrites.count > statementWritesCapacity {
-            forgetLeastRecentStatements()
-        }
+        let region = keep(prepared, for: sql)
         if lastStatement?.sql == sql {
             // The next run of the statement run last adds its new tables to the transaction's.
             lastStatement = (sql, region)
@@ -283,18 +277,24 @@ final class ConnectionHooks {
             return
         }
         let sql = String(cString: text)
-        useClock &+= 1
         // A statement prepared (or prepared again after a schema change) just before it starts
         // brings the tables the authorizer saw; a cached one finds them kept from its first run.
+        let region = keep(prepared, for: sql)
+        lastStatement = (sql, region)
+        open.formUnion(region)
+        openHoldsLastStatement = true
+    }
+
+    /// Adds `prepared` to the tables kept for the statement `sql`, marked as used now; returns them all.
+    private func keep(_ prepared: DatabaseRegion, for sql: String) -> DatabaseRegion {
+        useClock &+= 1
         var region = statementWrites[sql]?.region ?? DatabaseRegion()
         region.formUnion(prepared)
         statementWrites[sql] = (region, useClock)
         if statementWrites.count > statementWritesCapacity {
             forgetLeastRecentStatements()
         }
-        lastStatement = (sql, region)
-        open.formUnion(region)
-        openHoldsLastStatement = true
+        return region
     }
 
     /// Forgets the least recently run half of `statementWrites`. The capacity is at least eight times
