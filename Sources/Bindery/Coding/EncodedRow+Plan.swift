@@ -115,7 +115,6 @@ extension EncodedRow {
     }
 
     /// Whether the row has a plan for `statement`, its target.
-    @inline(__always)
     func hasPlan(for statement: Statement) -> Bool {
         plan.value.count > 0 && plan.value.target == statement.handle && target == statement.handle
     }
@@ -150,28 +149,24 @@ extension EncodedRow {
     /// Starts records following the plan, which the row has for its target (``hasPlan(for:)``): each
     /// starts with ``followNextRecord(atRowOffset:)`` and ends with ``followedRecord()``, and
     /// ``endFollowingPlan(followed:)`` ends them.
-    @inline(__always)
     func startFollowingPlan() {
         plan.value.mode = .following
     }
 
     /// Starts the next record following the plan, in the row of the statement whose parameters
     /// start after the first `offset`.
-    @inline(__always)
     func followNextRecord(atRowOffset offset: Int32) {
         plan.value.cursor = 0
         plan.value.rowOffset = offset
     }
 
     /// Whether the record just encoded followed the plan whole, every value bound.
-    @inline(__always)
     func followedRecord() -> Bool {
         plan.value.mode == .following && plan.value.cursor == plan.value.count
     }
 
     /// Ends the records' following. Unless the last `followed` the plan, the plan is forgotten, to be
     /// learned again from a record bound the slow way.
-    @inline(__always)
     func endFollowingPlan(followed: Bool) {
         plan.value.mode = .normal
         plan.value.cursor = ColumnPlan.idle

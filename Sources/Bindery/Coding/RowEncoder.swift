@@ -122,7 +122,6 @@ final class RowEncoderCore: Encoder {
 
     /// Whether the records of the type encoded last may follow a plan (see ``ColumnPlan``): it is
     /// ``ColumnEncodable`` and its first records were checked against its Codable form.
-    @inline(__always)
     var followsPlans: Bool {
         columnEncodable != nil && verifiedRows >= Self.rowsToVerify
     }

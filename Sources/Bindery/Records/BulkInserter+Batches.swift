@@ -219,7 +219,6 @@ extension BulkInserter {
 
     /// Whether the record just encoded was bound whole to its row of the batch `statement`, as it was
     /// encoded; its TEXT and BLOB values are bound now.
-    @inline(__always)
     private func boundInBatch(_ statement: Statement) throws -> Bool {
         guard row.isBound(to: statement), hasPresentSlots(batchPresent), hasBatchableRowid() else { return false }
         if row.hasDeferredValues {
@@ -231,7 +230,6 @@ extension BulkInserter {
     /// Encodes `records[start..<end]` following the row's plan into consecutive rows of its target,
     /// the first at parameter offset `offset` (``RowEncoderCore/encodeFollowingPlan(_:from:to:offset:perRow:)``);
     /// returns how many did, in order. A collection without contiguous storage follows none.
-    @inline(__always)
     private func encodeFollowingPlan<C: RandomAccessCollection>(
         _ records: C, from start: Int, to end: Int, offset: Int32, perRow: Int32
     ) -> Int where C.Element: Encodable, C.Index == Int {
@@ -243,7 +241,6 @@ extension BulkInserter {
 
     /// Whether `records[start..<end]` all followed the row's plan (see
     /// ``encodeFollowingPlan(_:from:to:offset:perRow:)``); a miss is counted when not.
-    @inline(__always)
     private func follow<C: RandomAccessCollection>(
         _ records: C, from start: Int, to end: Int, offset: Int32, perRow: Int32
     ) -> Bool where C.Element: Encodable, C.Index == Int {
