@@ -20,7 +20,9 @@
 ///   for a multi-row VALUES is the order of its lists (SQLite gathers them as it inserts and returns
 ///   them afterwards). When a batch returns fewer rows than it has records (``ConflictPolicy/ignore``
 ///   skipped one, or a trigger's `RAISE(IGNORE)`), which record each row belongs to is not known: the
-///   savepoint is rolled back and the batch inserted one by one.
+///   savepoint is rolled back and the batch inserted one by one. So it is when its triggers changed
+///   rows and a trigger may write the table, which could have changed an earlier record's row after
+///   its own INSERT (see `BulkInserter+TriggerWrites.swift`).
 extension BulkInserter {
     /// The most records one batch holds; fewer when their parameters would pass the connection's limit.
     /// Measured (callgrind, 10 INTEGER columns, in memory): 50 rows a statement cost 0.78× one row a
@@ -349,10 +351,28 @@ extension BulkInserter {
             try undoBatch(nil)
             return false
         }
-        inserted += rows
-        // A trigger changed rows after RETURNING saw them: each is read back (see
+        // A trigger changed rows after RETURNING saw them. When one may write this table, a later
+        // record's trigger may have changed an earlier record's row: one by one (see
+        // `BulkInserter+TriggerWrites.swift`). Otherwise each row is read back (see
         // `Connection+TriggerReadBack.swift`; here the statement's own rows count `rows`).
-        if connection.totalChanges &- before > rows {
+        let triggered = connection.totalChanges &- before > rows
+        if triggered {
+            let mayWrite: Bool
+            do {
+                mayWrite = try triggersMayWriteTable()
+            } catch {
+                returned.removeAll()
+                try undoBatch(nil)
+                throw error
+            }
+            if mayWrite {
+                returned.removeAll()
+                try undoBatch(nil)
+                return false
+            }
+        }
+        inserted += rows
+        if triggered {
             var readBack = RecordBuffer<T>(capacity: rows)
             defer { readBack.deallocate() }
             var lost = false

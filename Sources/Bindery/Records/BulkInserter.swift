@@ -50,6 +50,8 @@ final class BulkInserter {
     /// Whether this insert's batches may be `INSERT OR FAIL`, read from the table's schema at the first
     /// batch (see ``batchPolicy()``); nil until then.
     var failing: FailingBatches?
+    /// Whether a trigger may write the table (see `BulkInserter+TriggerWrites.swift`); nil until read.
+    var triggerWrites: TriggerWrites?
     /// Whether records of one shape may follow a plan in batches (see ``ColumnPlan``): not for the
     /// upserts that stand in for UPDATEs, which read each record's key from its slots, nor once plans
     /// were missed too often (see ``missedPlan()``). ``planMisses`` counts the records that did not

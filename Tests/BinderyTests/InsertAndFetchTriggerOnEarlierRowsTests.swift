@@ -1,0 +1,142 @@
+import Testing
+
+@testable import Bindery
+
+/// `insertAndFetch(contentsOf:)` and `insertOrIgnoreAndFetch(contentsOf:)` into a table whose
+/// triggers change rows inserted earlier in the same call: each record comes back as its own INSERT
+/// left it, as when the records are inserted one by one, whatever batch it falls in. A table whose
+/// triggers write only other tables is still inserted in batches.
+@Suite struct InsertAndFetchTriggerOnEarlierRowsTests {
+    struct Entry: Record, Equatable {
+        static let tableName = "entries"
+        var id: Int64
+        var grp: Int
+        var latest: Int?
+        var parent: Int64?
+    }
+
+    /// A trigger on the table that marks the earlier rows of the new row's group.
+    static let ownTrigger = """
+        CREATE TABLE entries(id INTEGER PRIMARY KEY, grp INTEGER NOT NULL, latest INTEGER NOT NULL DEFAULT 1,
+            parent INTEGER);
+        CREATE TRIGGER entries_ai AFTER INSERT ON entries BEGIN
+            UPDATE entries SET latest = 0 WHERE grp = new.grp AND id <> new.id;
+        END;
+        """
+
+    /// The same change, made by a trigger on another table that a trigger of the table writes.
+    static let throughLog = """
+        CREATE TABLE entries(id INTEGER PRIMARY KEY, grp INTEGER NOT NULL, latest INTEGER NOT NULL DEFAULT 1,
+            parent INTEGER);
+        CREATE TABLE log(id INTEGER PRIMARY KEY, entry INTEGER NOT NULL, grp INTEGER NOT NULL);
+        CREATE TRIGGER entries_ai AFTER INSERT ON entries BEGIN
+            INSERT INTO log(entry, grp) VALUES (new.id, new.grp);
+        END;
+        CREATE TEMP TRIGGER log_ai AFTER INSERT ON log BEGIN
+            UPDATE Entries SET latest = 0 WHERE grp = new.grp AND id <> new.entry;
+        END;
+        """
+
+    /// The earlier row's parent deleted by a trigger that names only the parents, and its key set to
+    /// NULL by the foreign key's action.
+    static let throughForeignKey = """
+        PRAGMA foreign_keys = ON;
+        CREATE TABLE parents(id INTEGER PRIMARY KEY);
+        CREATE TABLE entries(id INTEGER PRIMARY KEY, grp INTEGER NOT NULL, latest INTEGER NOT NULL DEFAULT 1,
+            parent INTEGER REFERENCES parents(id) ON DELETE SET NULL);
+        CREATE TRIGGER entries_ai AFTER INSERT ON entries BEGIN
+            DELETE FROM parents WHERE id = new.parent - 1;
+        END;
+        """
+
+    /// A trigger that writes only another table: batches stay.
+    static let auditOnly = """
+        CREATE TABLE entries(id INTEGER PRIMARY KEY, grp INTEGER NOT NULL, latest INTEGER NOT NULL DEFAULT 1,
+            parent INTEGER);
+        CREATE TABLE audit(id INTEGER PRIMARY KEY, what TEXT NOT NULL);
+        CREATE TRIGGER entries_ai AFTER INSERT ON entries BEGIN
+            INSERT INTO audit(what) VALUES ('entry ' || new.id);
+        END;
+        """
+
+    static let entries = (1...250).map { Entry(id: Int64($0), grp: $0 % 3, latest: nil, parent: Int64($0)) }
+
+    /// Two connections with `schema` (and parents 1 to 250).
+    private static func connections(_ schema: String) throws -> (bulk: Connection, single: Connection) {
+        let bulk = try Connection.inMemory()
+        let single = try Connection.inMemory()
+        for conn in [bulk, single] {
+            try conn.execute(script: schema)
+            if schema.contains("CREATE TABLE parents") {
+                try conn.execute(
+                    script: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 250) "
+                        + "INSERT INTO parents SELECT i FROM n")
+            }
+        }
+        return (bulk, single)
+    }
+
+    /// How many records the connection inserted in batches so far.
+    private static func batched(_ conn: Connection) -> Int {
+        conn.recordContext.batchedRecordCount
+    }
+
+    @Test(arguments: [ownTrigger, throughLog, throughForeignKey])
+    func eachRecordComesBackAsItsOwnInsertLeftIt(schema: String) throws {
+        let (bulk, single) = try Self.connections(schema)
+        let fetched = try bulk.insertAndFetch(contentsOf: Self.entries)
+        var oneByOne: [Entry] = []
+        for entry in Self.entries {
+            oneByOne.append(try single.insert(entry))
+        }
+        // Each record as its own INSERT left it: the latest of its group, with its parent.
+        #expect(oneByOne.allSatisfy { $0.latest == 1 && $0.parent != nil })
+        #expect(fetched.count == oneByOne.count)
+        let differing = zip(fetched, oneByOne).filter { $0 != $1 }.map(\.0.id)
+        #expect(differing.isEmpty)
+        #expect(try bulk.fetchAll(Entry.self, orderBy: "id") == (try single.fetchAll(Entry.self, orderBy: "id")))
+    }
+
+    @Test(arguments: [ownTrigger, throughLog])
+    func skippedRowsComeBackAsNilAndTheOthersAsTheirInsertLeftThem(schema: String) throws {
+        let (bulk, single) = try Self.connections(schema)
+        // Five records of the second hundred already stored: skipped. The first hundred has none.
+        let stored = Self.entries.filter { (101...105).contains($0.id) }
+        for conn in [bulk, single] {
+            _ = try conn.insert(contentsOf: stored)
+        }
+        let fetched = try bulk.insertOrIgnoreAndFetch(contentsOf: Self.entries)
+        var oneByOne: [Entry?] = []
+        for entry in Self.entries {
+            oneByOne.append(try single.insertOrIgnoreAndFetch(contentsOf: [entry])[0])
+        }
+        #expect(fetched.count == oneByOne.count)
+        #expect(oneByOne.filter { $0 == nil }.count == stored.count)
+        let differing = zip(fetched, oneByOne).filter { $0 != $1 }.map { $0.1?.id ?? -1 }
+        #expect(differing.isEmpty)
+    }
+
+    @Test func triggersWritingOnlyOtherTablesKeepTheBatches() throws {
+        let (bulk, single) = try Self.connections(Self.auditOnly)
+        let before = Self.batched(bulk)
+        let fetched = try bulk.insertAndFetch(contentsOf: Self.entries)
+        #expect(Self.batched(bulk) - before == 200)
+        var oneByOne: [Entry] = []
+        for entry in Self.entries {
+            oneByOne.append(try single.insert(entry))
+        }
+        #expect(fetched == oneByOne)
+        #expect(try bulk.fetchOne(Int.self, sql: "SELECT count(*) FROM audit") == 250)
+    }
+
+    @Test func aTriggerOnTheTableThatWritesItSendsTheBatchesOneByOne() throws {
+        let (bulk, _) = try Self.connections(Self.ownTrigger)
+        let before = Self.batched(bulk)
+        _ = try bulk.insertAndFetch(contentsOf: Self.entries)
+        #expect(Self.batched(bulk) == before)
+        // Without a trigger changing rows, the batches stay.
+        try bulk.execute(script: "DELETE FROM entries; DROP TRIGGER entries_ai")
+        _ = try bulk.insertAndFetch(contentsOf: Self.entries)
+        #expect(Self.batched(bulk) - before == 200)
+    }
+}
