@@ -129,6 +129,31 @@ import Testing
         #expect(try bulk.fetchOne(Int.self, sql: "SELECT count(*) FROM audit") == 250)
     }
 
+    /// With ``ConflictPolicy/replace``, a later record of a batch with an earlier one's key replaces its
+    /// row: the earlier record still comes back as its own INSERT stored it, as one by one.
+    @Test func aRecordReplacedLaterInItsBatchComesBackAsItsInsertStoredIt() throws {
+        let (bulk, single) = try Self.connections(Self.auditOnly)
+        // Records 151 to 200 take the keys of records 101 to 150, in the same batch.
+        let records = Self.entries.map { entry in
+            var entry = entry
+            if (151...200).contains(entry.id) {
+                entry.id -= 50
+            }
+            return entry
+        }
+        let before = Self.batched(bulk)
+        let fetched = try bulk.insertAndFetch(contentsOf: records, onConflict: .replace)
+        var oneByOne: [Entry] = []
+        for record in records {
+            oneByOne.append(try single.insert(record, onConflict: .replace))
+        }
+        #expect(Self.batched(bulk) - before == 200)
+        #expect(fetched.count == oneByOne.count)
+        let differing = zip(fetched, oneByOne).filter { $0 != $1 }.map(\.1.id)
+        #expect(differing.isEmpty)
+        #expect(try bulk.fetchAll(Entry.self, orderBy: "id") == (try single.fetchAll(Entry.self, orderBy: "id")))
+    }
+
     @Test func aTriggerOnTheTableThatWritesItSendsTheBatchesOneByOne() throws {
         let (bulk, _) = try Self.connections(Self.ownTrigger)
         let before = Self.batched(bulk)

@@ -22,7 +22,8 @@
 ///   skipped one, or a trigger's `RAISE(IGNORE)`), which record each row belongs to is not known: the
 ///   savepoint is rolled back and the batch inserted one by one. So it is when its triggers changed
 ///   rows and a trigger may write the table, which could have changed an earlier record's row after
-///   its own INSERT (see `BulkInserter+TriggerWrites.swift`).
+///   its own INSERT (see `BulkInserter+TriggerWrites.swift`); when none may, each row is as
+///   `RETURNING` gave it.
 extension BulkInserter {
     /// The most records one batch holds; fewer when their parameters would pass the connection's limit.
     /// Measured (callgrind, 10 INTEGER columns, in memory): 50 rows a statement cost 0.78× one row a
@@ -322,9 +323,10 @@ extension BulkInserter {
     }
 
     /// Runs the bound batch with `RETURNING *` inside its savepoint and leaves in `returned` each row
-    /// as stored, in the order of the batch's records; returns whether it did. When the batch failed
-    /// or returned fewer rows than it has records, the savepoint is rolled back, `returned` left empty
-    /// and false returned: the records are to be inserted one by one.
+    /// as stored, in the order of the batch's records; returns whether it did. When the batch failed,
+    /// returned fewer rows than it has records, or had triggers change rows when one may write the
+    /// table, the savepoint is rolled back, `returned` left empty and false returned: the records are
+    /// to be inserted one by one.
     private func runReturningBatch<T: Record>(_ statement: Statement, into returned: inout RecordBuffer<T>)
         throws -> Bool
     {
@@ -351,12 +353,12 @@ extension BulkInserter {
             try undoBatch(nil)
             return false
         }
-        // A trigger changed rows after RETURNING saw them. When one may write this table, a later
-        // record's trigger may have changed an earlier record's row: one by one (see
-        // `BulkInserter+TriggerWrites.swift`). Otherwise each row is read back (see
-        // `Connection+TriggerReadBack.swift`; here the statement's own rows count `rows`).
-        let triggered = connection.totalChanges &- before > rows
-        if triggered {
+        // A trigger changed rows. When one may write this table, a later record's trigger may have changed
+        // an earlier record's row: one by one, each read back after its own INSERT (see
+        // `BulkInserter+TriggerWrites.swift`). Otherwise no trigger changed a row of the table after
+        // RETURNING saw it, and each row is as RETURNING gave it: read back by its key, a row a later
+        // record of the batch replaced (``ConflictPolicy/replace``) would come back as that record's.
+        if connection.totalChanges &- before > rows {
             let mayWrite: Bool
             do {
                 mayWrite = try triggersMayWriteTable()
@@ -372,27 +374,6 @@ extension BulkInserter {
             }
         }
         inserted += rows
-        if triggered {
-            var readBack = RecordBuffer<T>(capacity: rows)
-            defer { readBack.deallocate() }
-            var lost = false
-            try returned.drain { record in
-                if let stored = try connection.storedAfterTriggers(record, state: state) {
-                    readBack.append(stored)
-                } else {
-                    lost = true
-                }
-            }
-            // A row not found by its key (a trigger changed the key): one by one, each INSERT tells its
-            // row's rowid.
-            guard !lost else {
-                readBack.removeAll()
-                inserted -= rows
-                try undoBatch(nil)
-                return false
-            }
-            readBack.drain { returned.append($0) }
-        }
         try connection.runCached(Self.releaseSavepoint)
         connection.recordContext.batchedRecordCount &+= rows
         return true

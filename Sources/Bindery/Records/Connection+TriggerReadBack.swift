@@ -13,10 +13,10 @@
 /// the key `RETURNING` gave. A one-row INSERT (or upsert that inserted) into a table with a rowid
 /// moved the connection's last inserted rowid to its row's, which a trigger does not change (its own
 /// inserts set it back when the trigger ends): the row is read back by that rowid. An upsert that
-/// updated a row and a multi-row INSERT do not tell their rows' rowids: a batch whose row is not found
-/// by its key is undone and its records inserted one by one. A row a trigger deleted, or whose rowid (an `INTEGER PRIMARY KEY`) or
-/// whose key in a table without a rowid it changed, cannot be found again: it comes back as
-/// `RETURNING` gave it.
+/// updated a row does not tell its row's rowid. A row a trigger deleted, or whose rowid (an
+/// `INTEGER PRIMARY KEY`) or whose key in a table without a rowid it changed, cannot be found again: it
+/// comes back as `RETURNING` gave it. A multi-row INSERT reads nothing back: its records go one by one
+/// when a trigger may have changed their rows (see `BulkInserter+TriggerWrites.swift`).
 extension Connection {
     /// What a one-row statement's read-back compares with once it ran: ``totalChanges`` and
     /// ``lastInsertRowID`` before it.
