@@ -22,8 +22,8 @@
 ///   skipped one, or a trigger's `RAISE(IGNORE)`), which record each row belongs to is not known: the
 ///   savepoint is rolled back and the batch inserted one by one. So it is when its triggers changed
 ///   rows and a trigger may write the table, which could have changed an earlier record's row after
-///   its own INSERT (see `BulkInserter+TriggerWrites.swift`); when none may, each row is as
-///   `RETURNING` gave it.
+///   its own INSERT (see `BulkInserter+TriggerWrites.swift`), unless each row read back is as
+///   `RETURNING` gave it; when none may, each row is as `RETURNING` gave it.
 extension BulkInserter {
     /// The most records one batch holds; fewer when their parameters would pass the connection's limit.
     /// Measured (callgrind, 10 INTEGER columns, in memory): 50 rows a statement cost 0.78× one row a
@@ -353,21 +353,26 @@ extension BulkInserter {
             try undoBatch(nil)
             return false
         }
-        // A trigger changed rows. When one may write this table, a later record's trigger may have changed
-        // an earlier record's row: one by one, each read back after its own INSERT (see
-        // `BulkInserter+TriggerWrites.swift`). Otherwise no trigger changed a row of the table after
-        // RETURNING saw it, and each row is as RETURNING gave it: read back by its key, a row a later
-        // record of the batch replaced (``ConflictPolicy/replace``) would come back as that record's.
+        // A trigger changed rows. Each record is to come back as its own INSERT and that INSERT's
+        // triggers left its row, as `insert` returns it (see `Connection+TriggerReadBack.swift`), which a
+        // read back once the whole batch ran cannot always tell: a later record's trigger may have
+        // changed the row since, or a later record of the same key replaced it. When no trigger may
+        // write the table (see `BulkInserter+TriggerWrites.swift`), each row is as `RETURNING` gave it.
+        // Otherwise the rows are read back by key and kept when each is as `RETURNING` gave it (a search
+        // table's triggers read the table and write their own); when one differs or is not found, the
+        // batch is undone and its records inserted one by one, each read back after its own INSERT.
+        // (Missed: a row its own trigger changed that a later record's trigger changed back, which
+        // nothing after the batch can tell.)
         if connection.totalChanges &- before > rows {
-            let mayWrite: Bool
+            let asReturned: Bool
             do {
-                mayWrite = try triggersMayWriteTable()
+                asReturned = try !triggersMayWriteTable() || rowsAreAsReturned(returned)
             } catch {
                 returned.removeAll()
                 try undoBatch(nil)
                 throw error
             }
-            if mayWrite {
+            guard asReturned else {
                 returned.removeAll()
                 try undoBatch(nil)
                 return false
@@ -377,6 +382,21 @@ extension BulkInserter {
         try connection.runCached(Self.releaseSavepoint)
         connection.recordContext.batchedRecordCount &+= rows
         return true
+    }
+
+    /// Whether each row of `returned` (as `RETURNING` gave them) is still as stored: read back by its
+    /// key, it encodes to the same values (``Connection/encodeAlike(_:_:state:)``).
+    private func rowsAreAsReturned<T: Record>(_ returned: RecordBuffer<T>) throws -> Bool {
+        var alike = true
+        try returned.forEach { record in
+            guard alike else { return }
+            guard let stored = try connection.storedAfterTriggers(record, state: state) else {
+                alike = false
+                return
+            }
+            alike = try connection.encodeAlike(record, stored, state: state)
+        }
+        return alike
     }
 
     /// Rolls the batch's savepoint back after `error` (nil: the batch returned fewer rows than it has

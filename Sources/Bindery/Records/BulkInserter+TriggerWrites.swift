@@ -13,7 +13,8 @@ extension BulkInserter {
     }
 
     /// Whether a trigger of the schema may change rows of the table other than by the INSERT: the body
-    /// of a trigger (in `main` or `temp`, whatever table it is on) names the table, or a foreign key of
+    /// of a trigger (in `main` or `temp`, whatever table it is on) names the table (as a whole name,
+    /// quoted or not, in any ASCII case), or a foreign key of
     /// the table changes its rows when the parent row changes (`CASCADE`, `SET NULL`, `SET DEFAULT`).
     /// The answer errs towards yes, which only costs a batch: a table outside `main` and `temp`, or a
     /// name holding a quote, which the schema's text may spell otherwise. Read once an insert, and
@@ -45,14 +46,34 @@ extension BulkInserter {
         let triggers = try connection.rows(
             "SELECT sql FROM main.sqlite_schema WHERE type = 'trigger' "
                 + "UNION ALL SELECT sql FROM temp.sqlite_schema WHERE type = 'trigger'", arguments: [])
-        let folded = FoldedIdentifier.asciiUppercased(name)
+        let folded = Array(FoldedIdentifier.asciiUppercased(name).utf8)
         return triggers.contains { row in
             guard case .text(let sql) = row.values.first else { return true }
             let upper = FoldedIdentifier.asciiUppercased(sql)
             // The body, from the first BEGIN on: the table a trigger is on is named before it, and a
             // BEGIN met earlier (in a name) only makes more of the text count.
             guard let begin = upper.range(of: "BEGIN") else { return true }
-            return upper[begin.upperBound...].contains(folded)
+            return Self.names(Array(upper[begin.upperBound...].utf8), folded)
         }
+    }
+
+    /// Whether `text` holds `name` as a whole name: not inside a longer one (`notes` in `notes_search`),
+    /// whatever stands around it otherwise (a quote, a schema's dot, white space). Both ASCII uppercased.
+    static func names(_ text: [UInt8], _ name: [UInt8]) -> Bool {
+        guard !name.isEmpty, text.count >= name.count else { return false }
+        for start in 0...(text.count - name.count) where text[start..<(start + name.count)].elementsEqual(name) {
+            let end = start + name.count
+            if (start == 0 || !isNamePart(text[start - 1])) && (end == text.count || !isNamePart(text[end])) {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Whether `byte` may be part of an unquoted name: a letter, a digit, `_`, `$` or a byte of a
+    /// character beyond ASCII.
+    private static func isNamePart(_ byte: UInt8) -> Bool {
+        byte >= 0x80 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "$") || (0x30...0x39).contains(byte)
+            || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
     }
 }

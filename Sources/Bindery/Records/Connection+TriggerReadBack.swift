@@ -41,6 +41,18 @@ extension Connection {
             ?? returned
     }
 
+    /// Whether `returned` (a row `RETURNING *` gave) and `stored` (that row read back) encode to the same
+    /// values: the row, as the record type reads it, is as `RETURNING` gave it. Encoded with an encoder
+    /// of its own: the caller's is in use (see RecordTypeState).
+    func encodeAlike<T: Record>(_ returned: T, _ stored: T, state: RecordTypeState) throws -> Bool {
+        try state.withEncoder { encoder in
+            try encoder.encodeRow(returned)
+            let values = encoder.row.values
+            try encoder.encodeRow(stored)
+            return encoder.row.values == values
+        }
+    }
+
     /// The row `returned` (a row `RETURNING *` gave) as stored now, found by its primary key, or else by
     /// `rowid`, the rowid the INSERT that returned it gave its row (nil when not known); nil when the
     /// row cannot be found again: a trigger deleted it or changed its key and rowid, or the record has

@@ -116,6 +116,14 @@ struct RecordBuffer<T> {
         }
     }
 
+    /// Hands a copy of each value, in order, to `body` (the first `filled` are initialized); the buffer
+    /// is unchanged.
+    func forEach(_ body: (T) throws -> Void) rethrows {
+        for index in 0..<filled {
+            try body(base[index])
+        }
+    }
+
     /// Deinitializes every value; the buffer is empty afterwards and keeps its memory.
     mutating func removeAll() {
         base.deinitialize(count: filled)
