@@ -69,7 +69,6 @@ struct ColumnPlan {
     /// The parameter the plan gives the next key, in the statement's first row, when the record
     /// follows the plan, its next key is `key` and the writer's generation is `generation`; 0 when the
     /// key is written NULL, or otherwise (nothing is changed).
-    @inline(__always)
     func parameter(forKey key: String, writer generation: UInt64) -> Int32 {
         guard cursor < count, writerGeneration == generation else { return 0 }
         let entry = entries.place(at: cursor)
@@ -78,7 +77,6 @@ struct ColumnPlan {
     }
 
     /// Whether the plan's next key is `key`, written NULL, with the writer's generation `generation`.
-    @inline(__always)
     func expectsNull(forKey key: String, writer generation: UInt64) -> Bool {
         guard cursor < count, writerGeneration == generation else { return false }
         let entry = entries.place(at: cursor)

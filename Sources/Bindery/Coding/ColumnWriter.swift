@@ -33,7 +33,6 @@ public struct ColumnWriter {
 
     /// Binds the INTEGER `value` for `key` when the record follows a bulk insert's plan (see
     /// ``ColumnPlan``), else stores it.
-    @inline(__always)
     private func set(integer value: Int64, forKey key: String) throws {
         guard !row.bindFollowingPlan(value, forKey: key, writer: generation) else { return }
         try set(.integer(value), forKey: key)

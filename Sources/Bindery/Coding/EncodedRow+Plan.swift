@@ -12,7 +12,6 @@ extension EncodedRow {
     /// tried: a value SQLite refused to bind ends the following, and the record, encoded again, meets
     /// the error then). Otherwise nothing is changed, and the writer stores the value as it stores any
     /// other (which ends the following).
-    @inline(__always)
     func bindFollowingPlan(_ value: Int64, forKey key: String, writer generation: UInt64) -> Bool {
         let parameter = plan.value.parameter(forKey: key, writer: generation)
         guard parameter > 0 else { return false }
@@ -26,7 +25,6 @@ extension EncodedRow {
     }
 
     /// ``bindFollowingPlan(_:forKey:writer:)`` for a REAL, which the caller has checked is no NaN.
-    @inline(__always)
     func bindFollowingPlan(_ value: Double, forKey key: String, writer generation: UInt64) -> Bool {
         let parameter = plan.value.parameter(forKey: key, writer: generation)
         guard parameter > 0 else { return false }
@@ -41,7 +39,6 @@ extension EncodedRow {
 
     /// Whether NULL written for `key` by the writer of generation `generation` follows the plan, which
     /// has no parameter there (NULL is left out of the statement): the plan moves on to the next key.
-    @inline(__always)
     func followsPlanWithNull(forKey key: String, writer generation: UInt64) -> Bool {
         guard plan.value.expectsNull(forKey: key, writer: generation) else { return false }
         plan.value.cursor &+= 1
@@ -53,14 +50,12 @@ extension EncodedRow {
     /// following the plan, bound as the plan says (a value the writer converted: an optional, a
     /// `UInt64`, a raw value) or, when it does not fit the plan, nothing: the record leaves the plan
     /// and is encoded again.
-    @inline(__always)
     func write(_ value: SQLiteValue, forKey key: String) {
         guard plan.value.mode == .normal else { return writeOffPlan(value, forKey: key) }
         set(value, forKey: key)
     }
 
     /// ``write(_:forKey:)`` while a plan is learned or followed.
-    @inline(never)
     private func writeOffPlan(_ value: SQLiteValue, forKey key: String) {
         switch plan.value.mode {
         case .normal:
