@@ -271,7 +271,9 @@ import Testing
         #expect(Self.batched(counting, since: 0) >= 200)
     }
 
-    /// An AFTER INSERT trigger that changes the rows: each comes back as stored.
+    /// An AFTER INSERT trigger that changes the rows: each comes back as stored. A batch in which a
+    /// trigger changed rows is undone and inserted one by one, each row read back after its own INSERT
+    /// (a later row's trigger could have changed it: see `BatchReturningAfterTriggersTests`).
     @Test func rowsATriggerChangedAreReadBack() throws {
         let trigger = """
             CREATE TRIGGER touch AFTER INSERT ON items
@@ -280,7 +282,7 @@ import Testing
         let conn = try Self.connection(trigger)
         let fetched = try conn.insertAndFetch(contentsOf: Self.items(250))
         #expect(fetched.map(\.note) == (0..<250).map { "touched \($0)" })
-        #expect(Self.batched(conn, since: 0) == 200)
+        #expect(Self.batched(conn, since: 0) == 0)
         #expect(try Array(Self.table(conn).dropFirst(2)) == fetched)
     }
 

@@ -13,10 +13,14 @@
 /// the key `RETURNING` gave. A one-row INSERT (or upsert that inserted) into a table with a rowid
 /// moved the connection's last inserted rowid to its row's, which a trigger does not change (its own
 /// inserts set it back when the trigger ends): the row is read back by that rowid. An upsert that
-/// updated a row and a multi-row INSERT do not tell their rows' rowids: a batch whose row is not found
-/// by its key is undone and its records inserted one by one. A row a trigger deleted, or whose rowid (an `INTEGER PRIMARY KEY`) or
-/// whose key in a table without a rowid it changed, cannot be found again: it comes back as
-/// `RETURNING` gave it.
+/// updated a row does not tell its row's rowid. A row a trigger deleted, or whose rowid (an `INTEGER
+/// PRIMARY KEY`) or whose key in a table without a rowid it changed, cannot be found again: it comes
+/// back as `RETURNING` gave it.
+///
+/// A multi-row INSERT is never read back: once it ran, a later row's trigger (or a later row that
+/// replaced an earlier one of the same key) may have changed the rows before it, which one INSERT a
+/// record would have read back unchanged. A batch in which a trigger changed rows is undone and its
+/// records inserted one by one (see `BulkInserter+Batches.swift`).
 extension Connection {
     /// What a one-row statement's read-back compares with once it ran: ``totalChanges`` and
     /// ``lastInsertRowID`` before it.
