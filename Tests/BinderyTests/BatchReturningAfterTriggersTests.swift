@@ -74,6 +74,15 @@ import Testing
         #expect(stored == records.map { Optional($0) })
     }
 
+    @Test func rowsATriggerLeftAsReturnedStayInBatches() throws {
+        // The trigger writes another table only: each row read back is as `RETURNING` gave it.
+        let records = (1...250).map { Item(id: Int64($0), name: "r\($0)", n: $0) }
+        let logged = try Self.connection(Self.table + Self.logging)
+        #expect(try logged.insertAndFetch(contentsOf: records, onConflict: .replace) == records)
+        #expect(logged.recordContext.batchedRecordCount == 200)
+        #expect(try logged.fetchOne(Int.self, sql: "SELECT count(*) FROM log") == 250)
+    }
+
     @Test func throughTheDatabase() async throws {
         let db = try Database.inMemory()
         try await db.write { try $0.execute(script: Self.table + Self.logging) }

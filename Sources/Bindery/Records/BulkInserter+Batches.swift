@@ -20,9 +20,10 @@
 ///   for a multi-row VALUES is the order of its lists (SQLite gathers them as it inserts and returns
 ///   them afterwards). When a batch returns fewer rows than it has records (``ConflictPolicy/ignore``
 ///   skipped one, or a trigger's `RAISE(IGNORE)`), which record each row belongs to is not known: the
-///   savepoint is rolled back and the batch inserted one by one. So it is when a trigger changed rows:
-///   each record comes back as its own INSERT left its row, which a later record of the batch may
-///   have changed (its trigger, or a ``ConflictPolicy/replace`` of the same key) before any read back.
+///   savepoint is rolled back and the batch inserted one by one. So it is when a trigger changed a row
+///   of the batch: each record comes back as its own INSERT left its row, which a later record of the
+///   batch may have changed (its trigger, or a ``ConflictPolicy/replace`` of the same key) before any
+///   read back.
 extension BulkInserter {
     /// The most records one batch holds; fewer when their parameters would pass the connection's limit.
     /// Measured (callgrind, 10 INTEGER columns, in memory): 50 rows a statement cost 0.78× one row a
@@ -323,8 +324,9 @@ extension BulkInserter {
 
     /// Runs the bound batch with `RETURNING *` inside its savepoint and leaves in `returned` each row
     /// as stored, in the order of the batch's records; returns whether it did. When the batch failed,
-    /// returned fewer rows than it has records or had a trigger change rows, the savepoint is rolled
-    /// back, `returned` left empty and false returned: the records are to be inserted one by one.
+    /// returned fewer rows than it has records or had a trigger change one of its rows, the savepoint
+    /// is rolled back, `returned` left empty and false returned: the records are to be inserted one by
+    /// one.
     private func runReturningBatch<T: Record>(_ statement: Statement, into returned: inout RecordBuffer<T>)
         throws -> Bool
     {
@@ -353,13 +355,32 @@ extension BulkInserter {
         }
         // A trigger changed rows (here the statement's own rows count `rows`): each record is to come back
         // as its own INSERT and that INSERT's triggers left its row, as `insert` returns it (see
-        // `Connection+TriggerReadBack.swift`). A read back once the whole batch ran cannot tell that row: a
-        // later record's trigger may have changed it since, or a later record of the same key replaced
-        // it. The batch is undone and its records inserted one by one, each read back after its INSERT.
-        guard connection.totalChanges &- before <= rows else {
-            returned.removeAll()
-            try undoBatch(nil)
-            return false
+        // `Connection+TriggerReadBack.swift`), which a read back once the whole batch ran cannot tell: a
+        // later record's trigger may have changed the row since, or a later record of the same key
+        // replaced it. Rows read back as `RETURNING` gave them (the trigger wrote other tables, a search
+        // table's, say) are kept; when one differs or is not found, the batch is undone and its records
+        // inserted one by one, each read back after its own INSERT. (Missed: a row its own trigger
+        // changed that a later record's changed back, which nothing after the batch can tell.)
+        if connection.totalChanges &- before > rows {
+            var readBack = RecordBuffer<T>(capacity: rows)
+            defer { readBack.deallocate() }
+            var asReturned = true
+            try returned.drain { record in
+                guard asReturned else { return }
+                if let stored = try connection.storedAfterTriggers(record, state: state),
+                    try connection.encodeAlike(record, stored, state: state)
+                {
+                    readBack.append(stored)
+                } else {
+                    asReturned = false
+                }
+            }
+            guard asReturned else {
+                readBack.removeAll()
+                try undoBatch(nil)
+                return false
+            }
+            readBack.drain { returned.append($0) }
         }
         inserted += rows
         try connection.runCached(Self.releaseSavepoint)

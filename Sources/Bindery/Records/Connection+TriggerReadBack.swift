@@ -17,10 +17,12 @@
 /// PRIMARY KEY`) or whose key in a table without a rowid it changed, cannot be found again: it comes
 /// back as `RETURNING` gave it.
 ///
-/// A multi-row INSERT is never read back: once it ran, a later row's trigger (or a later row that
-/// replaced an earlier one of the same key) may have changed the rows before it, which one INSERT a
-/// record would have read back unchanged. A batch in which a trigger changed rows is undone and its
-/// records inserted one by one (see `BulkInserter+Batches.swift`).
+/// A multi-row INSERT does not tell its rows apart so: once it ran, a later row's trigger (or a later
+/// row that replaced an earlier one of the same key) may have changed the rows before it, which one
+/// INSERT a record would have read back as its own trigger left them. Its rows are read back by key,
+/// and kept only when each is as `RETURNING` gave it (``encodeAlike(_:_:state:)``: the triggers wrote
+/// other tables); otherwise the batch is undone and its records inserted one by one (see
+/// `BulkInserter+Batches.swift`).
 extension Connection {
     /// What a one-row statement's read-back compares with once it ran: ``totalChanges`` and
     /// ``lastInsertRowID`` before it.
@@ -43,6 +45,18 @@ extension Connection {
         let rowid = lastInsertRowID
         return try storedAfterTriggers(returned, state: state, rowid: rowid == mark.lastInsertRowID ? nil : rowid)
             ?? returned
+    }
+
+    /// Whether `returned` (a row `RETURNING *` gave) and `stored` (that row read back) encode to the same
+    /// values: the row as the record type reads it is as `RETURNING` gave it. Encoded with an encoder
+    /// of its own: the caller's is in use (see RecordTypeState).
+    func encodeAlike<T: Record>(_ returned: T, _ stored: T, state: RecordTypeState) throws -> Bool {
+        try state.withEncoder { encoder in
+            try encoder.encodeRow(returned)
+            let values = encoder.row.values
+            try encoder.encodeRow(stored)
+            return encoder.row.values == values
+        }
     }
 
     /// The row `returned` (a row `RETURNING *` gave) as stored now, found by its primary key, or else by
