@@ -11,8 +11,10 @@ extension Connection {
         resolved.keyFilters = []
         for filter in request.keyFilters {
             resolved.conditionList.append(
-                try filter.condition(table: R.tableName, primaryKey: R.primaryKey, alias: request.baseTable) {
-                    index, value in
+                try filter.condition(
+                    table: R.tableName, primaryKey: R.primaryKey, alias: request.baseTable,
+                    parameterLimit: parameterLimit
+                ) { index, value in
                     try keyValue(value, column: columns?[index], record: R.self)
                 })
         }

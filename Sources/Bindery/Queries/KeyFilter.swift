@@ -14,11 +14,16 @@ struct KeyFilter: Sendable {
     /// for no key. `convert` gives the stored form of the value of each key column (by its index in
     /// the key), refusing a value whose type cannot match it.
     ///
+    /// Composite keys past what one chain of ORs may hold (``longestChain``: SQLite refuses an expression
+    /// tree more than 1,000 deep), or whose values pass a quarter of `parameterLimit` (the parameters of
+    /// one statement, shared with the request's other values), go as one JSON array
+    /// (``jsonCondition(_:columns:table:primaryKey:)``).
+    ///
     /// Throws ``RecordError/compositeKey(table:key:)`` for single values of a composite key,
     /// ``RecordError/notKeyColumns(table:key:columns:)`` and ``RecordError/incompleteKey(table:key:missing:)``
     /// for dictionaries that do not name each key column once, as `find(_:key:)` does.
     func condition(
-        table: String, primaryKey: [String], alias: String,
+        table: String, primaryKey: [String], alias: String, parameterLimit: Int = .max,
         convert: (_ index: Int, _ value: any Encodable & Sendable) throws -> SQLiteValue
     ) throws -> SQL {
         let rows = try keyRows(table: table, primaryKey: primaryKey)
@@ -32,12 +37,75 @@ struct KeyFilter: Sendable {
             }
             return "\(raw: columns[0]) IN \(list: values)"
         }
+        if stored.count > Self.longestChain || stored.count * columns.count > parameterLimit / 4 {
+            return try Self.jsonCondition(stored, columns: columns, table: table, primaryKey: primaryKey)
+        }
+        let test = columns.map { $0 + " = ?" }.joined(separator: " AND ")
         var sql = SQL(text: "")
         for (index, row) in stored.enumerated() {
-            let test = columns.map { $0 + " = ?" }.joined(separator: " AND ")
             sql += SQL(text: (index == 0 ? "(" : " OR (") + test + ")", values: row)
         }
         return stored.count == 1 ? sql : SQL(text: "(") + sql + ")"
+    }
+
+    /// The most composite keys OR-ed as one chain: each OR is one level deeper in SQLite's expression
+    /// tree, whose depth SQLite limits to 1,000 (the conditions around it count too). A tree of ORs
+    /// balanced in halves would stay shallow, but SQLite plans thousands of OR terms in time that grows
+    /// with the square of their number (minutes for 27,000 keys).
+    static let longestChain = 400
+
+    /// The condition for more composite keys than their values may take parameters (see
+    /// ``condition(table:primaryKey:alias:parameterLimit:convert:)``). The keys go as one JSON array of
+    /// arrays, as a long `\(list:)` is bound, read through `json_each`: `("t"."a", "t"."b") IN (SELECT
+    /// +json_extract(value, '$[0]'), +json_extract(value, '$[1]') FROM json_each(?))`, which matches the
+    /// rows the ORs match: each value keeps its storage class, and `+` leaves it without affinity, as a
+    /// bound value is, so that `IN` compares it by the column's affinity and collation as `=` does.
+    /// A BLOB, or text holding a NUL, which JSON cannot carry, throws `EncodingError.invalidValue`
+    /// naming the key and the column.
+    private static func jsonCondition(
+        _ stored: [[SQLiteValue]], columns: [String], table: String, primaryKey: [String]
+    ) throws -> SQL {
+        var json = "["
+        json.reserveCapacity(stored.count * (8 * columns.count + 3) + 2)
+        for (index, row) in stored.enumerated() {
+            json += index == 0 ? "[" : ",["
+            for (position, value) in row.enumerated() {
+                if position > 0 {
+                    json += ","
+                }
+                switch value {
+                case .null:
+                    json += "null"
+                case .integer(let integer):
+                    json += String(integer)
+                case .real(let double):
+                    SQLJSONList.appendReal(double, to: &json)
+                case .text(let text) where !text.utf8.contains(0):
+                    SQLJSONList.appendString(text, to: &json)
+                case .text, .blob:
+                    let what: String
+                    if case .blob = value {
+                        what = "is stored as a BLOB"
+                    } else {
+                        what = "is text holding a NUL character"
+                    }
+                    throw EncodingError.invalidValue(
+                        primaryKey[position],
+                        .init(
+                            codingPath: [IndexKey(String(index))],
+                            debugDescription:
+                                "the value of \(table).\(primaryKey[position]) in key \(index) of \(stored.count) "
+                                + "\(what), which JSON cannot carry; so many keys are bound as one JSON array: "
+                                + "filter by fewer keys at a time"))
+                }
+            }
+            json += "]"
+        }
+        json += "]"
+        let picks = columns.indices.map { "+json_extract(value, '$[\($0)]')" }.joined(separator: ", ")
+        return SQL(
+            text: "(" + columns.joined(separator: ", ") + ") IN (SELECT " + picks + " FROM json_each(?))",
+            values: [json])
     }
 
     /// The value of each key column, in primary-key order, of each key.

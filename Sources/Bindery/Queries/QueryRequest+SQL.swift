@@ -79,7 +79,8 @@ extension QueryRequest {
 
     /// The condition of a DELETE or UPDATE of the request's rows: its filters, or, for a request that
     /// joins, selects or limits, its rows' primary keys (`WHERE ("a", "b") IN (SELECT …)`), or their
-    /// rowids where a key column may hold NULL (``RequestSchema/rowidForNullableKey``).
+    /// rowids where a key column may hold NULL (``RequestSchema/rowidForNullableKey``); for distinct
+    /// rows cut by a limit or an offset, the keys of the distinct rows the cut keeps, as the fetch keeps them.
     ///
     /// Throws ``RequestError/groupedRowsNotWritable(operation:)`` for a request that aggregates its
     /// rows, and ``RequestError/distinctValuesNotWritable(operation:)`` for distinct values of a
@@ -106,16 +107,28 @@ extension QueryRequest {
             baseTable + "." + SQL.quote(identifier: column) + " AS " + alias
         }
         let row = key.count == 1 ? key[0] : "(" + key.joined(separator: ", ") + ")"
-        var inner = SQL(text: "SELECT " + selected.joined(separator: ", "))
+        let isCut = limitCount != nil || offsetCount != nil
+        // Distinct rows cut by a limit or an offset: the cut counts the rows as the fetch gives them,
+        // after `DISTINCT` merged the rows a join repeats, so the inner query selects what the fetch
+        // selects (a selection is refused above). The key columns are among the table's columns and
+        // add no row, save the rowid of rows that are alike in every column.
+        let distinctRows = isDistinct && isCut
+        var inner = SQL(text: (distinctRows ? "SELECT DISTINCT " : "SELECT ") + selected.joined(separator: ", "))
         if let selection {
             // Conditions may name the selection's aliases.
             inner += ", " + selection
+        } else if distinctRows {
+            inner += SQL(text: ", " + baseTable + ".*")
         }
         inner += try annotationColumns(resolve)
         let associated = annotatedAssociationColumns
         inner += associated
-        inner += try body(resolve, ordered: limitCount != nil || offsetCount != nil)
-        if !annotations.isEmpty || selection != nil || !associated.text.isEmpty {
+        if distinctRows && !associations.isEmpty {
+            // The included to-one associations' columns are part of each distinct row, as in `innerSelect`.
+            inner += try AssociationLayout(associations, parentAlias: baseTable, resolve).scopedColumns
+        }
+        inner += try body(resolve, ordered: isCut)
+        if !annotations.isEmpty || selection != nil || !associated.text.isEmpty || distinctRows {
             // Conditions may name the annotations, which the key columns alone would not select.
             inner = SQL(text: "SELECT " + aliases.joined(separator: ", ") + " FROM (") + inner + ")"
         }

@@ -95,7 +95,7 @@ struct SQLJSONList: SQLSpecialArgument {
     /// A double as a JSON number SQLite reads back as the same REAL: Swift's shortest round-trip form,
     /// with ".0" added to a whole number (else SQLite would read an INTEGER), and infinities as the
     /// out-of-range numbers SQLite's own JSON uses for them.
-    private static func appendReal(_ double: Double, to json: inout String) {
+    static func appendReal(_ double: Double, to json: inout String) {
         if double.isInfinite {
             json += double < 0 ? "-9e999" : "9e999"
             return
@@ -108,7 +108,7 @@ struct SQLJSONList: SQLSpecialArgument {
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped, the rest as UTF-8.
-    private static func appendString(_ text: String, to json: inout String) {
+    static func appendString(_ text: String, to json: inout String) {
         json += "\""
         for scalar in text.unicodeScalars {
             switch scalar {
