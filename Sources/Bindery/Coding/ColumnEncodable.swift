@@ -41,5 +41,4 @@ extension ColumnEncodable {
     static func encodeColumns(of place: ExactCast.Place, to columns: inout ColumnWriter) throws {
         try place.read(as: Self.self) { try $0.encodeColumns(to: &columns) }
     }
-
 }

@@ -73,22 +73,9 @@ struct KeyFilter: Sendable {
                 if position > 0 {
                     json += ","
                 }
-                switch value {
-                case .null:
-                    json += "null"
-                case .integer(let integer):
-                    json += String(integer)
-                case .real(let double):
-                    SQLJSONList.appendReal(double, to: &json)
-                case .text(let text) where !text.utf8.contains(0):
-                    SQLJSONList.appendString(text, to: &json)
-                case .text, .blob:
-                    let what: String
-                    if case .blob = value {
-                        what = "is stored as a BLOB"
-                    } else {
-                        what = "is text holding a NUL character"
-                    }
+                if let unrepresentable = SQLJSONList.append(value, to: &json) {
+                    let what =
+                        unrepresentable == .blob ? "is stored as a BLOB" : "is text holding a NUL character"
                     throw EncodingError.invalidValue(
                         primaryKey[position],
                         .init(

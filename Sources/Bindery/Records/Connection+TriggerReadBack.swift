@@ -15,8 +15,10 @@
 /// inserts set it back when the trigger ends): the row is read back by that rowid. An upsert that
 /// updated a row does not tell its row's rowid. A row a trigger deleted, or whose rowid (an
 /// `INTEGER PRIMARY KEY`) or whose key in a table without a rowid it changed, cannot be found again: it
-/// comes back as `RETURNING` gave it. A multi-row INSERT reads nothing back: its records go one by one
-/// when a trigger may have changed their rows (see `BulkInserter+TriggerWrites.swift`).
+/// comes back as `RETURNING` gave it. A multi-row INSERT does not take its rows read back: a later
+/// row's trigger may have changed an earlier row since its INSERT. Its rows are kept as `RETURNING`
+/// gave them, when checked unchanged (``encodeAlike(_:_:state:)``) or when no trigger may write the
+/// table; otherwise its records go one by one (see `BulkInserter+Batches.swift`).
 extension Connection {
     /// What a one-row statement's read-back compares with once it ran: ``totalChanges`` and
     /// ``lastInsertRowID`` before it.

@@ -50,20 +50,12 @@ struct SQLJSONList: SQLSpecialArgument {
                             + " (element \(index) of a list of \(elements.count) values)",
                         underlyingError: context.underlyingError))
             }
-            switch value {
-            case .null:
-                json += "null"
-            case .integer(let integer):
-                json += String(integer)
-            case .real(let double):
-                Self.appendReal(double, to: &json)
-            case .text(let text):
-                guard !text.utf8.contains(0) else {
-                    throw unrepresentable(
-                        element, index, "is text holding a NUL character, which SQLite's JSON cuts short",
-                        advice: "")
-                }
-                Self.appendString(text, to: &json)
+            switch Self.append(value, to: &json) {
+            case nil:
+                break
+            case .textWithNUL:
+                throw unrepresentable(
+                    element, index, "is text holding a NUL character, which SQLite's JSON cuts short", advice: "")
             case .blob:
                 let isUUID = SQLTypeName(type(of: element)).unwrapped.base == "UUID"
                 throw unrepresentable(
@@ -92,10 +84,36 @@ struct SQLJSONList: SQLSpecialArgument {
                     + "`IN (SELECT value FROM that_table)`\(advice)"))
     }
 
+    /// What JSON cannot carry exactly: a BLOB, and text holding a NUL, which SQLite's JSON cuts short.
+    enum Unrepresentable {
+        case blob
+        case textWithNUL
+    }
+
+    /// Appends `value` to `json` as the JSON value SQLite reads back as the same value (NULL as null,
+    /// an INTEGER as a number, a REAL per ``appendReal(_:to:)``, TEXT as a string); returns why it
+    /// could not, having appended nothing, for the caller's own error.
+    static func append(_ value: SQLiteValue, to json: inout String) -> Unrepresentable? {
+        switch value {
+        case .null:
+            json += "null"
+        case .integer(let integer):
+            json += String(integer)
+        case .real(let double):
+            appendReal(double, to: &json)
+        case .text(let text):
+            guard !text.utf8.contains(0) else { return .textWithNUL }
+            appendString(text, to: &json)
+        case .blob:
+            return .blob
+        }
+        return nil
+    }
+
     /// A double as a JSON number SQLite reads back as the same REAL: Swift's shortest round-trip form,
     /// with ".0" added to a whole number (else SQLite would read an INTEGER), and infinities as the
     /// out-of-range numbers SQLite's own JSON uses for them.
-    static func appendReal(_ double: Double, to json: inout String) {
+    private static func appendReal(_ double: Double, to json: inout String) {
         if double.isInfinite {
             json += double < 0 ? "-9e999" : "9e999"
             return
@@ -108,7 +126,7 @@ struct SQLJSONList: SQLSpecialArgument {
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped, the rest as UTF-8.
-    static func appendString(_ text: String, to json: inout String) {
+    private static func appendString(_ text: String, to json: inout String) {
         json += "\""
         for scalar in text.unicodeScalars {
             switch scalar {
