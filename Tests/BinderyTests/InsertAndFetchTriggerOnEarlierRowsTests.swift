@@ -165,6 +165,23 @@ import Testing
         #expect(try bulk.fetchAll(Entry.self, orderBy: "id") == (try single.fetchAll(Entry.self, orderBy: "id")))
     }
 
+    /// How a trigger's body is read for the table's name: as SQLite reads names, after `BEGIN` only.
+    @Test func aTriggerBodyNamesTheTableAsSQLiteReadsNames() {
+        let on = "CREATE TRIGGER t AFTER INSERT ON entries BEGIN "
+        // Named, in any ASCII case, quoted, qualified by its schema, or as a string where a name stands.
+        #expect(BulkInserter.body(of: on + "UPDATE Entries SET latest = 0; END", names: "entries"))
+        #expect(BulkInserter.body(of: on + "DELETE FROM main.\"entries\"; END", names: "entries"))
+        #expect(BulkInserter.body(of: on + "INSERT INTO 'entries'(grp) VALUES (1); END", names: "entries"))
+        #expect(BulkInserter.body(of: on + "UPDATE [my \"e\"] SET x = 1; END", names: "my \"e\""))
+        #expect(BulkInserter.body(of: on + "UPDATE \"my \"\"e\"\"\" SET x = 1; END", names: "my \"e\""))
+        // Not named: only in the part before BEGIN, inside a longer name, in a comment.
+        #expect(!BulkInserter.body(of: on + "INSERT INTO log VALUES (new.id); END", names: "entries"))
+        #expect(!BulkInserter.body(of: on + "INSERT INTO entries_fts VALUES (new.id); END", names: "entries"))
+        #expect(!BulkInserter.body(of: on + "INSERT INTO log VALUES (1); -- entries\nEND", names: "entries"))
+        // Without BEGIN (not SQLite's), it counts as named.
+        #expect(BulkInserter.body(of: "CREATE TRIGGER t AFTER INSERT ON entries", names: "entries"))
+    }
+
     @Test func aTriggerOnTheTableThatWritesItSendsTheBatchesOneByOne() throws {
         let (bulk, _) = try Self.connections(Self.ownTrigger)
         let before = Self.batched(bulk)
