@@ -384,17 +384,14 @@ extension BulkInserter {
         return true
     }
 
-    /// Whether each row of `returned` (as `RETURNING` gave them) is still as stored: read back by its
-    /// key, it encodes to the same values (``Connection/encodeAlike(_:_:state:)``).
+    /// Whether each row of `returned` (as `RETURNING` gave them) is still as stored
+    /// (``Connection/isStoredAsReturned(_:state:)``).
     private func rowsAreAsReturned<T: Record>(_ returned: RecordBuffer<T>) throws -> Bool {
         var alike = true
         try returned.forEach { record in
-            guard alike else { return }
-            guard let stored = try connection.storedAfterTriggers(record, state: state) else {
-                alike = false
-                return
+            if alike {
+                alike = try connection.isStoredAsReturned(record, state: state)
             }
-            alike = try connection.encodeAlike(record, stored, state: state)
         }
         return alike
     }

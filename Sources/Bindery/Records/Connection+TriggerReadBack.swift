@@ -17,7 +17,7 @@
 /// `INTEGER PRIMARY KEY`) or whose key in a table without a rowid it changed, cannot be found again: it
 /// comes back as `RETURNING` gave it. A multi-row INSERT does not take its rows read back: a later
 /// row's trigger may have changed an earlier row since its INSERT. Its rows are kept as `RETURNING`
-/// gave them, when checked unchanged (``encodeAlike(_:_:state:)``) or when no trigger may write the
+/// gave them, when checked unchanged (``isStoredAsReturned(_:state:)``) or when no trigger may write the
 /// table; otherwise its records go one by one (see `BulkInserter+Batches.swift`).
 extension Connection {
     /// What a one-row statement's read-back compares with once it ran: ``totalChanges`` and
@@ -43,13 +43,19 @@ extension Connection {
             ?? returned
     }
 
-    /// Whether `returned` (a row `RETURNING *` gave) and `stored` (that row read back) encode to the same
-    /// values: the row, as the record type reads it, is as `RETURNING` gave it. Encoded with an encoder
-    /// of its own: the caller's is in use (see RecordTypeState).
-    func encodeAlike<T: Record>(_ returned: T, _ stored: T, state: RecordTypeState) throws -> Bool {
-        try state.withEncoder { encoder in
+    /// Whether `returned` (a row `RETURNING *` gave) is the row stored now under its primary key: that
+    /// row, read back, encodes to the same values, the row as the record type reads it. False when no
+    /// row has the key (or the record has no primary-key value). Encoded with an encoder of its own:
+    /// the caller's is in use (see RecordTypeState); `returned` once, for its key and its values.
+    func isStoredAsReturned<T: Record>(_ returned: T, state: RecordTypeState) throws -> Bool {
+        let (key, values) = try state.withEncoder { encoder -> ([SQLiteValue]?, [SQLiteValue]) in
             try encoder.encodeRow(returned)
-            let values = encoder.row.values
+            return (try? state.primaryKeyValues(in: encoder.row), encoder.row.values)
+        }
+        guard let key, let stored = try fetchOne(T.self, sql: SQL(text: state.selectByKey, values: key)) else {
+            return false
+        }
+        return try state.withEncoder { encoder in
             try encoder.encodeRow(stored)
             return encoder.row.values == values
         }
