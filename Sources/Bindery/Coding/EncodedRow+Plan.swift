@@ -13,23 +13,22 @@ extension EncodedRow {
     /// the error then). Otherwise nothing is changed, and the writer stores the value as it stores any
     /// other (which ends the following).
     func bindFollowingPlan(_ value: Int64, forKey key: String, writer generation: UInt64) -> Bool {
-        let parameter = plan.value.parameter(forKey: key, writer: generation)
-        guard parameter > 0 else { return false }
-        // Not nil: the record follows the plan (see ColumnPlan.cursor).
-        if sqlite3_bind_int64(plan.value.target, parameter &+ plan.value.rowOffset, value) == SQLITE_OK {
-            plan.value.cursor &+= 1
-        } else {
-            leavePlan()
-        }
-        return true
+        bindFollowingPlan(forKey: key, writer: generation) { sqlite3_bind_int64($0, $1, value) }
     }
 
     /// ``bindFollowingPlan(_:forKey:writer:)`` for a REAL, which the caller has checked is no NaN.
     func bindFollowingPlan(_ value: Double, forKey key: String, writer generation: UInt64) -> Bool {
+        bindFollowingPlan(forKey: key, writer: generation) { sqlite3_bind_double($0, $1, value) }
+    }
+
+    /// What the two above share: `bind` binds the value to the statement's parameter it is given.
+    private func bindFollowingPlan(
+        forKey key: String, writer generation: UInt64, _ bind: (OpaquePointer?, Int32) -> Int32
+    ) -> Bool {
         let parameter = plan.value.parameter(forKey: key, writer: generation)
         guard parameter > 0 else { return false }
         // Not nil: the record follows the plan (see ColumnPlan.cursor).
-        if sqlite3_bind_double(plan.value.target, parameter &+ plan.value.rowOffset, value) == SQLITE_OK {
+        if bind(plan.value.target, parameter &+ plan.value.rowOffset) == SQLITE_OK {
             plan.value.cursor &+= 1
         } else {
             leavePlan()
