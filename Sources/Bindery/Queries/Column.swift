@@ -63,7 +63,7 @@ extension SQL.StringInterpolation {
     /// .filter("\(Column(Order.CodingKeys.freight)) > \(100)")
     /// ```
     public mutating func appendInterpolation(_ column: Column) {
-        appendLiteral(column.description)
+        appendText(column.description)
     }
 
     /// Inserts the quoted name of the column a coding key names, so that the compiler checks it.
@@ -72,6 +72,6 @@ extension SQL.StringInterpolation {
     /// .filter("\(column: Order.CodingKeys.freight) > \(100)")
     /// ```
     public mutating func appendInterpolation(column key: some CodingKey) {
-        appendLiteral(SQL.quote(identifier: key.stringValue))
+        appendText(SQL.quote(identifier: key.stringValue))
     }
 }

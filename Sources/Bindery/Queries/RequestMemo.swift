@@ -28,7 +28,7 @@ final class RequestMemo {
 
     private var shape: Shape?
     /// The fragments' texts, in the order of ``PlainRequest/forEachFragment(_:_:_:_:_:)``.
-    private var fragments: [String] = []
+    private var fragments: [SQLText] = []
     /// Whether every fragment's text is ASCII (see ``ExactText/same(_:knownIsASCII:_:)``).
     private var fragmentsAreASCII = true
     private var text = ""
@@ -42,7 +42,7 @@ final class RequestMemo {
         var index = 0
         var same = true
         PlainRequest.forEachFragment(selection, conditions, extras, orderings) { fragment in
-            same = same && ExactText.same(fragments[index], knownIsASCII: fragmentsAreASCII, fragment.text)
+            same = same && SQLText.same(fragments[index], knownIsASCII: fragmentsAreASCII, fragment.storage)
             index += 1
         }
         return same ? text : nil
@@ -53,11 +53,11 @@ final class RequestMemo {
         _ text: String, _ selection: SQL?, _ conditions: ConditionList, _ extras: RequestExtras?, _ orderings: [SQL],
         shape: Shape
     ) {
-        var texts: [String] = []
-        PlainRequest.forEachFragment(selection, conditions, extras, orderings) { texts.append($0.text) }
+        var texts: [SQLText] = []
+        PlainRequest.forEachFragment(selection, conditions, extras, orderings) { texts.append($0.storage) }
         self.shape = shape
         self.fragments = texts
-        self.fragmentsAreASCII = texts.allSatisfy(ExactText.isASCII)
+        self.fragmentsAreASCII = texts.allSatisfy { ExactText.isASCII($0.string) }
         self.text = text
     }
 }

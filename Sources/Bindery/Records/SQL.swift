@@ -18,7 +18,12 @@ import Foundation
 /// - `\(sql)` embeds another `SQL` fragment with its values; `+` concatenates fragments.
 public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConvertible {
     /// The SQL text, with a `?` for each bound value.
-    public private(set) var text: String
+    public var text: String { storage.string }
+    /// The text, kept as its string literal while it is one (``SQLText``).
+    private(set) var storage: SQLText
+    /// Whether a value is an ``SQLSpecialArgument`` (a long list, a value after `IN`), which
+    /// ``arguments(encoder:)`` then looks for. (Next to ``storage``, in the bytes its alignment leaves.)
+    private var hasSpecialArguments: Bool
     /// The first value to bind, when it was interpolated first and is an `Int` or an `Int64`, as the
     /// `Int64` ``ValueEncoder`` binds; nil when the first value, if any, is the first of ``values``. A
     /// condition with one integer (`"id = \(id)"`) then needs no array, whose allocation and release
@@ -27,13 +32,10 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     /// condition call dearer than the array it spared).
     private var leading: Int64?
     /// The values to bind after ``leading``, in the order of their `?`.
-    private var values: [any Encodable & Sendable] = []
-    /// Whether a value is an ``SQLSpecialArgument`` (a long list, a value after `IN`), which
-    /// ``arguments(encoder:)`` then looks for.
-    private var hasSpecialArguments = false
+    private var values: [any Encodable & Sendable]
     /// The placeholders that pad the lists after `IN` to a power of two (bound again to a list's last
     /// value), which SQL written out with its values as literals leaves out.
-    private var listPads: [ListPad] = []
+    private var listPads: [ListPad]
 
     /// Placeholders added to a list for statement reuse: `count` of them (`", ?"` each), starting at
     /// UTF-8 offset `offset` of the text, for the values from `valueIndex` on.
@@ -48,9 +50,18 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         }
     }
 
-    /// SQL text without values.
+    /// A string literal, which SQL text is written as: a condition of one literal (with at most one value
+    /// after it) keeps the literal where the compiler put it, and builds no `String` until its text is read.
+    public typealias StringLiteralType = StaticString
+
+    /// SQL text without values, from a literal.
+    public init(stringLiteral value: StaticString) {
+        self.init(storage: SQLText(literal: value), values: [])
+    }
+
+    /// SQL text without values, from a `String` (as ``init(text:values:)`` with no values).
     public init(stringLiteral value: String) {
-        self.text = value
+        self.init(storage: .built(value), values: [])
     }
 
     /// Builds SQL from an interpolation.
@@ -59,19 +70,24 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         self = stringInterpolation.sql
     }
 
-    /// Empty SQL whose text has room for `capacity` bytes and whose values have room for `count`, when
-    /// they are more than 0 (what an interpolation starts from).
-    private init(reservingText capacity: Int, values count: Int) {
-        var text = ""
-        if capacity > 0 {
-            text.reserveCapacity(capacity)
-        }
-        self.text = text
+    /// Empty SQL whose values have room for `count`, when more than 0 (what an interpolation starts
+    /// from; its text gets its room when it becomes a `String`, if it does).
+    private init(reservingValues count: Int) {
+        var values: [any Encodable & Sendable] = []
         if count > 0 {
-            var values: [any Encodable & Sendable] = []
             values.reserveCapacity(count)
-            self.values = values
         }
+        self.init(storage: .literal("", placeholder: false), values: values)
+    }
+
+    /// SQL of `storage` and `values`, every other property set here (with default values of the
+    /// properties, the interpolation's empty SQL was built, copied and the first one destroyed).
+    private init(storage: SQLText, values: [any Encodable & Sendable]) {
+        self.storage = storage
+        self.hasSpecialArguments = false
+        self.leading = nil
+        self.values = values
+        self.listPads = []
     }
 
     /// SQL text and the values for its `?` placeholders, in order.
@@ -80,8 +96,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     /// let sql = SQL(text: "SELECT * FROM t WHERE a = ? AND b = ?", values: [1, "x"])
     /// ```
     public init(text: String, values: [any Encodable & Sendable] = []) {
-        self.text = text
-        self.values = values
+        self.init(storage: .built(text), values: values)
     }
 
     /// The number of bound values.
@@ -137,7 +152,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     /// (``withoutListPadding``), whose offsets `newText` would not keep.
     func replacingText(_ newText: String) -> SQL {
         var sql = self
-        sql.text = newText
+        sql.storage = .built(newText)
         sql.listPads = []
         return sql
     }
@@ -155,10 +170,14 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         let count = valueCount
         if !other.listPads.isEmpty {
             let pads = other.listPads
-            let shift = (text: text.utf8.count, values: count)
+            let shift = (text: storage.utf8Count, values: count)
             listPads.append(contentsOf: pads.map { $0.shifted(text: shift.text, values: shift.values) })
         }
-        text += other.text
+        if storage.isEmpty {
+            storage = other.storage
+        } else {
+            storage.append(other.text, reserving: 0)
+        }
         if count == 0 {
             leading = other.leading
             values = other.values
@@ -240,23 +259,26 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         /// The SQL built so far, which ``SQL/init(stringInterpolation:)`` takes as it is.
         var sql: SQL
 
+        /// The bytes the whole text is expected to take: the room its `String` gets when it becomes one.
+        private let textCapacity: Int
+
         /// Prepares an interpolation.
         public init(literalCapacity: Int, interpolationCount: Int) {
-            // A text that fits in a small string (15 bytes) needs no capacity reserved; a longer one gets
-            // all it needs at once, and keeps it (``appendLiteral(_:)``).
-            let capacity = literalCapacity + interpolationCount
             self.init(
-                sql: SQL(
-                    reservingText: capacity > 15 ? capacity : 0, values: interpolationCount > 1 ? interpolationCount : 0
-                ),
-                hasReservedText: capacity > 15)
+                sql: SQL(reservingValues: interpolationCount > 1 ? interpolationCount : 0),
+                textCapacity: literalCapacity + interpolationCount)
         }
 
         /// An interpolation that starts from `sql`. (Assigned field by field in the public initializer,
         /// the interpolation was copied and the copy destroyed: callgrind, about 150 instructions.)
-        private init(sql: SQL, hasReservedText: Bool) {
+        private init(sql: SQL, textCapacity: Int) {
             self.sql = sql
-            self.hasReservedText = hasReservedText
+            self.textCapacity = textCapacity
+        }
+
+        /// Appends `piece` to the text, which becomes a `String` if it was a literal.
+        private mutating func write(_ piece: String) {
+            sql.storage.append(piece, reserving: textCapacity)
         }
 
         /// Appends `value` to the values; the first, when it is an `Int` or an `Int64`, goes into
@@ -275,27 +297,31 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
             sql.values.append(value)
         }
 
-        /// Whether the text has storage reserved for the whole interpolation, which a first literal
-        /// assigned rather than appended would drop.
-        private var hasReservedText: Bool
+        /// Appends literal SQL text: the first literal is kept as it is, in static storage.
+        public mutating func appendLiteral(_ literal: StaticString) {
+            // The compiler passes the empty literals around values too (`"id = \(id)"` ends with one).
+            guard literal.utf8CodeUnitCount > 0 else { return }
+            sql.storage.append(literal, reserving: textCapacity)
+        }
 
-        /// Appends literal SQL text.
-        public mutating func appendLiteral(_ literal: String) {
-            if sql.text.isEmpty && !hasReservedText {
-                // The first literal of a short text, taken as it is (a literal's storage is static).
-                sql.text = literal
-            } else {
-                sql.text += literal
-            }
+        /// Appends text, as a literal is appended.
+        mutating func appendText(_ text: String) {
+            write(text)
         }
 
         /// Binds `value` as a parameter (`nil` binds NULL).
         public mutating func appendInterpolation<T: Encodable & Sendable>(_ value: T) {
+            if sql.storage.withLoneLiteral({ Self.mayEndInList($0) }) == false {
+                // After a lone literal that is no list (`"id = \(id)"`): the literal stays as it is.
+                sql.storage.appendPlaceholder(reserving: textCapacity)
+                appendValue(value)
+                return
+            }
             if let position = inPosition() {
                 append(value, in: position)
                 return
             }
-            sql.text += "?"
+            write("?")
             appendValue(value)
         }
 
@@ -306,7 +332,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
                 append(value, in: position)
                 return
             }
-            sql.text += "?"
+            write("?")
             sql.values.append(value)
         }
 
@@ -347,7 +373,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         public mutating func appendInterpolation<S: Sequence>(list: S) where S.Element: Encodable & Sendable {
             var elements: [any Encodable & Sendable] = list.map { $0 }
             if elements.count > SQL.listParameterLimit {
-                sql.text += "(SELECT +value FROM json_each(?))"
+                write("(SELECT +value FROM json_each(?))")
                 sql.values.append(SQLJSONList(elements: elements))
                 sql.hasSpecialArguments = true
                 return
@@ -357,18 +383,18 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
                 let padded = Self.bucketedCount(elements.count)
                 elements += repeatElement(last, count: padded - elements.count)
             }
-            sql.text += "("
+            write("(")
             for index in elements.indices {
                 if index == count {
                     sql.listPads.append(contentsOf: [
                         ListPad(
-                            offset: sql.text.utf8.count, count: elements.count - count,
+                            offset: sql.storage.utf8Count, count: elements.count - count,
                             valueIndex: sql.valueCount + count)
                     ])
                 }
-                sql.text += index == 0 ? "?" : ", ?"
+                write(index == 0 ? "?" : ", ?")
             }
-            sql.text += ")"
+            write(")")
             sql.values.append(contentsOf: elements)
         }
 
@@ -382,7 +408,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
         /// Binds a value that makes its own argument.
         private mutating func append(special: any SQLSpecialArgument) {
-            sql.text += "?"
+            write("?")
             sql.values.append(special)
             sql.hasSpecialArguments = true
         }
@@ -435,6 +461,16 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
             while index > utf8.startIndex {
                 utf8.formIndex(before: &index)
                 if let answer = mayEndInList(endingWith: utf8[index]) {
+                    return answer
+                }
+            }
+            return false
+        }
+
+        /// ``mayEndInList(_:)`` for a literal's bytes.
+        private static func mayEndInList(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            for byte in bytes.reversed() {
+                if let answer = mayEndInList(endingWith: byte) {
                     return answer
                 }
             }
@@ -523,12 +559,12 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
         /// Inserts a quoted identifier, such as a table or column name.
         public mutating func appendInterpolation(identifier: String) {
-            sql.text += SQL.quote(identifier: identifier)
+            write(SQL.quote(identifier: identifier))
         }
 
         /// Splices `raw` into the text as it is. Never pass it a value that came from a user.
         public mutating func appendInterpolation(raw: String) {
-            sql.text += raw
+            write(raw)
         }
 
         /// Embeds another fragment, with its values.

@@ -14,8 +14,12 @@ struct WrappingMemo {
     let prefix: String
     /// The text after the condition.
     let suffix: String
-    /// The condition's text of the last call, and the whole text built for it; nil before the first.
-    private var last: (condition: String, isASCII: Bool, whole: String)?
+    /// The condition's text of the last call; nil before the first.
+    private var lastCondition: SQLText?
+    /// Whether ``lastCondition``'s text is ASCII.
+    private var lastIsASCII = true
+    /// The whole text built for ``lastCondition``.
+    private var lastWhole = ""
 
     init(prefix: String, suffix: String = "") {
         self.prefix = prefix
@@ -25,11 +29,14 @@ struct WrappingMemo {
     /// The text of `condition` with the prefix before it and the suffix after it: the statement to
     /// run, with `condition`'s values bound in order (the prefix and suffix have none).
     mutating func text(around condition: SQL) -> String {
-        if let last, ExactText.same(last.condition, knownIsASCII: last.isASCII, condition.text) {
-            return last.whole
+        if let lastCondition, SQLText.same(lastCondition, knownIsASCII: lastIsASCII, condition.storage) {
+            return lastWhole
         }
-        let whole = prefix + condition.text + suffix
-        last = (condition.text, ExactText.isASCII(condition.text), whole)
+        let text = condition.text
+        let whole = prefix + text + suffix
+        lastCondition = condition.storage
+        lastIsASCII = ExactText.isASCII(text)
+        lastWhole = whole
         return whole
     }
 }

@@ -1,0 +1,119 @@
+/// The text of an ``SQL`` value, left where the compiler put it while it is one string literal.
+///
+/// Most conditions an app writes are one literal with at most one value after it (`"id = \(id)"`,
+/// `"email = \(email)"`, `"active = 1"`). Such a text stays a `StaticString`, the `?` of its value
+/// not written: a condition call whose statement text is kept for the same condition
+/// (``WrappingMemo``, ``RequestMemo``) then builds no `String` for it, compares the literal's bytes
+/// and releases nothing. Anything written after that makes the text a `String` (``append(_:reserving:)``),
+/// as does reading it whole (``string``).
+enum SQLText: Sendable {
+    /// A `String`: the text once it is more than one literal and a placeholder.
+    case built(String)
+    /// One literal with a pointer representation, then a `?` when `placeholder`.
+    case literal(StaticString, placeholder: Bool)
+
+    /// `literal` as the text, kept as it is (a literal made of one Unicode scalar, which has no UTF-8
+    /// bytes in memory, is copied into a `String`).
+    init(literal: StaticString) {
+        self = literal.hasPointerRepresentation ? .literal(literal, placeholder: false) : .built(literal.description)
+    }
+
+    /// The whole text.
+    var string: String {
+        switch self {
+        case .built(let string): return string
+        case .literal(let literal, let placeholder): return Self.string(literal, placeholder: placeholder, capacity: 0)
+        }
+    }
+
+    /// The bytes of `literal`, then a `?` when `placeholder`, in one `String` with room for `capacity`
+    /// bytes.
+    private static func string(_ literal: StaticString, placeholder: Bool, capacity: Int) -> String {
+        let count = literal.utf8CodeUnitCount + (placeholder ? 1 : 0)
+        return String(unsafeUninitializedCapacity: Swift.max(capacity, count)) { buffer in
+            let copied = literal.withUTF8Buffer { buffer.initialize(fromContentsOf: $0) }
+            if placeholder {
+                buffer[copied] = UInt8(ascii: "?")
+            }
+            return count
+        }
+    }
+
+    /// The number of UTF-8 bytes of the text.
+    var utf8Count: Int {
+        switch self {
+        case .built(let string): return string.utf8.count
+        case .literal(let literal, let placeholder): return literal.utf8CodeUnitCount + (placeholder ? 1 : 0)
+        }
+    }
+
+    /// Whether the text is empty.
+    var isEmpty: Bool { utf8Count == 0 }
+
+    /// What `body` says of the literal's bytes when the text is one literal and nothing after it (what
+    /// a value interpolated now would follow); nil otherwise.
+    func withLoneLiteral<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        guard case .literal(let literal, placeholder: false) = self else { return nil }
+        return literal.withUTF8Buffer(body)
+    }
+
+    /// Writes the `?` of a value after the text, in place when it is a lone literal
+    /// (``withLoneLiteral(_:)`` not nil).
+    mutating func appendPlaceholder(reserving capacity: Int) {
+        if case .literal(let literal, placeholder: false) = self {
+            self = .literal(literal, placeholder: true)
+        } else {
+            append("?", reserving: capacity)
+        }
+    }
+
+    /// Appends `piece`, making the text a `String` with room for `capacity` bytes first when it is
+    /// still a literal.
+    mutating func append(_ piece: String, reserving capacity: Int) {
+        var string: String
+        switch self {
+        case .built(let built):
+            string = built
+            // Not held twice while appended to, so that its storage is unique.
+            self = .built("")
+        case .literal(let literal, let placeholder):
+            string = Self.string(literal, placeholder: placeholder, capacity: capacity)
+        }
+        string += piece
+        self = .built(string)
+    }
+
+    /// Appends the bytes of `piece`, as ``append(_:reserving:)`` appends a `String`; the first piece
+    /// after the empty literal is kept as a literal.
+    mutating func append(_ piece: StaticString, reserving capacity: Int) {
+        guard piece.utf8CodeUnitCount > 0 else { return }
+        if case .literal(let literal, placeholder: false) = self, literal.utf8CodeUnitCount == 0 {
+            // The first piece of an interpolation, which starts from the empty literal.
+            self = SQLText(literal: piece)
+            return
+        }
+        append(piece.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }, reserving: capacity)
+    }
+
+    /// Whether `other` holds the bytes of `known`, whose text's being ASCII is known
+    /// (``ExactText/isASCII(_:)``): two literals are compared by their bytes, without a `String`.
+    static func same(_ known: SQLText, knownIsASCII: Bool, _ other: SQLText) -> Bool {
+        if case .literal(let knownLiteral, let knownPlaceholder) = known,
+            case .literal(let otherLiteral, let otherPlaceholder) = other
+        {
+            guard knownPlaceholder == otherPlaceholder,
+                knownLiteral.utf8CodeUnitCount == otherLiteral.utf8CodeUnitCount
+            else { return false }
+            // The same literal (the same bytes in the same place, which never change) or equal bytes.
+            // (`.literal` holds pointer representations only, whose `utf8Start` is the bytes.)
+            return knownLiteral.utf8Start == otherLiteral.utf8Start
+                || knownLiteral.withUTF8Buffer { knownBytes in
+                    otherLiteral.withUTF8Buffer { knownBytes.elementsEqual($0) }
+                }
+        }
+        if case .built(let knownString) = known, case .built(let otherString) = other {
+            return ExactText.same(knownString, knownIsASCII: knownIsASCII, otherString)
+        }
+        return ExactText.same(known.string, knownIsASCII: knownIsASCII, other.string)
+    }
+}
