@@ -63,7 +63,17 @@ import Testing
         #expect(("\(identifier: "my col") = \(1)" as SQL).text == "\"my col\" = ?")
         #expect(("a IN \(list: [1, 2, 3])" as SQL).text == "a IN (?, ?, ?, ?)")
         #expect(("a IN (\(1), \(2))" as SQL).text == "a IN (?, ?)")
+        // Values first, values one after another, and optional values, which bind NULL when nil.
+        #expect(("\(1) = a" as SQL).text == "? = a")
+        #expect(("\(1)\(2)" as SQL).text == "??")
+        let some: Int64? = 10
+        let none: Int64? = nil
+        #expect(("a = \(some)" as SQL).text == "a = ?")
+        #expect(("a IS \(none) AND b = \(some)" as SQL).text == "a IS ? AND b = ?")
         let conn = try Self.items()
+        #expect(try conn.fetchAll(Item.self, where: "a = \(some)").map(\.id) == [1])
+        #expect(try conn.fetchAll(Item.self, where: "\(some) = b").map(\.id) == [2])
+        #expect(try conn.fetchAll(Item.self, where: "a IS \(none)").isEmpty)
         #expect(try conn.fetchAll(Item.self, where: "a = \(10) OR b = \(10) ORDER BY id").map(\.id) == [1, 2])
         #expect(try conn.fetchAll(Item.self, where: "a IN (\(1), \(20)) ORDER BY id").map(\.id) == [2, 3])
     }

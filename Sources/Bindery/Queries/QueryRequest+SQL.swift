@@ -128,7 +128,7 @@ extension QueryRequest {
             inner += try AssociationLayout(associations, parentAlias: baseTable, resolve).scopedColumns
         }
         inner += try body(resolve, ordered: isCut)
-        if !annotations.isEmpty || selection != nil || !associated.text.isEmpty || distinctRows {
+        if !annotations.isEmpty || selection != nil || !associated.storage.isEmpty || distinctRows {
             // Conditions may name the annotations, which the key columns alone would not select.
             inner = SQL(text: "SELECT " + aliases.joined(separator: ", ") + " FROM (") + inner + ")"
         }

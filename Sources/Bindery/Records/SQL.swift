@@ -214,11 +214,6 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         }
     }
 
-    /// Whether the text is empty or only white space.
-    var isBlank: Bool {
-        text.allSatisfy(\.isWhitespace)
-    }
-
     /// The values converted to SQLite values by `encoder`.
     func arguments(encoder: ValueEncoder) throws -> [SQLiteValue] {
         guard hasSpecialArguments else {
@@ -311,9 +306,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
         /// Binds `value` as a parameter (`nil` binds NULL).
         public mutating func appendInterpolation<T: Encodable & Sendable>(_ value: T) {
-            if sql.storage.withLoneLiteral({ Self.mayEndInList($0) }) == false {
-                // After a lone literal that is no list (`"id = \(id)"`): the literal stays as it is.
-                sql.storage.appendPlaceholder(reserving: textCapacity)
+            if placeholderFollowsLoneLiteral() {
                 appendValue(value)
                 return
             }
@@ -328,12 +321,28 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         /// Binds `value`, or NULL when it is nil. (Without this overload, the compiler warns that an
         /// interpolated optional "produces a debug description", although it is bound like any value.)
         public mutating func appendInterpolation<T: Encodable & Sendable>(_ value: T?) {
+            if placeholderFollowsLoneLiteral() {
+                sql.values.append(value)
+                return
+            }
             if let position = inPosition() {
                 append(value, in: position)
                 return
             }
             write("?")
             sql.values.append(value)
+        }
+
+        /// Whether the text was one literal that cannot end before a list (`"id = "`), and now has the `?`
+        /// of a value after it, the literal kept as it is. Otherwise the text is a `String` from here on,
+        /// for ``inPosition()`` to read and a value's `?` to be appended.
+        private mutating func placeholderFollowsLoneLiteral() -> Bool {
+            if sql.storage.withLoneLiteral({ Self.mayEndInList($0) }) == false {
+                sql.storage.appendPlaceholder(reserving: textCapacity)
+                return true
+            }
+            sql.storage.build(reserving: textCapacity)
+            return false
         }
 
         /// Binds a value interpolated after `IN`, which checks its encoding when bound. Out of line: the
@@ -379,6 +388,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
                 return
             }
             let count = elements.count
+            sql.storage.build(reserving: textCapacity)
             if let last = elements.last, inPosition() == .afterKeyword {
                 let padded = Self.bucketedCount(elements.count)
                 elements += repeatElement(last, count: padded - elements.count)

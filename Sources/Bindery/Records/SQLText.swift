@@ -29,14 +29,15 @@ enum SQLText: Sendable {
     /// The bytes of `literal`, then a `?` when `placeholder`, in one `String` with room for `capacity`
     /// bytes.
     private static func string(_ literal: StaticString, placeholder: Bool, capacity: Int) -> String {
-        let count = literal.utf8CodeUnitCount + (placeholder ? 1 : 0)
-        return String(unsafeUninitializedCapacity: Swift.max(capacity, count)) { buffer in
-            let copied = literal.withUTF8Buffer { buffer.initialize(fromContentsOf: $0) }
-            if placeholder {
-                buffer[copied] = UInt8(ascii: "?")
-            }
-            return count
+        var string = ""
+        if capacity > 15 {
+            string.reserveCapacity(capacity)
         }
+        string += literal.description
+        if placeholder {
+            string += "?"
+        }
+        return string
     }
 
     /// The number of UTF-8 bytes of the text.
@@ -83,6 +84,14 @@ enum SQLText: Sendable {
         self = .built(string)
     }
 
+    /// Makes the text a `String` with room for `capacity` bytes, if it is a literal: before it is read
+    /// and written to more than once.
+    mutating func build(reserving capacity: Int) {
+        if case .literal(let literal, let placeholder) = self {
+            self = .built(Self.string(literal, placeholder: placeholder, capacity: capacity))
+        }
+    }
+
     /// Appends the bytes of `piece`, as ``append(_:reserving:)`` appends a `String`; the first piece
     /// after the empty literal is kept as a literal.
     mutating func append(_ piece: StaticString, reserving capacity: Int) {
@@ -92,7 +101,7 @@ enum SQLText: Sendable {
             self = SQLText(literal: piece)
             return
         }
-        append(piece.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }, reserving: capacity)
+        append(piece.description, reserving: capacity)
     }
 
     /// Whether `other` holds the bytes of `known`, whose text's being ASCII is known
