@@ -306,11 +306,13 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
         /// Binds `value` as a parameter (`nil` binds NULL).
         public mutating func appendInterpolation<T: Encodable & Sendable>(_ value: T) {
-            if placeholderFollowsLoneLiteral() {
+            if sql.storage.withLoneLiteral({ Self.mayEndInList($0) }) == false {
+                // After a lone literal that cannot end before a list (`"id = \(id)"`): kept as it is.
+                sql.storage.appendPlaceholder(reserving: textCapacity)
                 appendValue(value)
                 return
             }
-            if let position = inPosition() {
+            if let position = inPositionOfBuiltText() {
                 append(value, in: position)
                 return
             }
@@ -321,11 +323,12 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         /// Binds `value`, or NULL when it is nil. (Without this overload, the compiler warns that an
         /// interpolated optional "produces a debug description", although it is bound like any value.)
         public mutating func appendInterpolation<T: Encodable & Sendable>(_ value: T?) {
-            if placeholderFollowsLoneLiteral() {
+            if sql.storage.withLoneLiteral({ Self.mayEndInList($0) }) == false {
+                sql.storage.appendPlaceholder(reserving: textCapacity)
                 sql.values.append(value)
                 return
             }
-            if let position = inPosition() {
+            if let position = inPositionOfBuiltText() {
                 append(value, in: position)
                 return
             }
@@ -333,16 +336,11 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
             sql.values.append(value)
         }
 
-        /// Whether the text was one literal that cannot end before a list (`"id = "`), and now has the `?`
-        /// of a value after it, the literal kept as it is. Otherwise the text is a `String` from here on,
-        /// for ``inPosition()`` to read and a value's `?` to be appended.
-        private mutating func placeholderFollowsLoneLiteral() -> Bool {
-            if sql.storage.withLoneLiteral({ Self.mayEndInList($0) }) == false {
-                sql.storage.appendPlaceholder(reserving: textCapacity)
-                return true
-            }
+        /// ``inPosition()``, the text made a `String` first (once, with room for the whole
+        /// interpolation), which a value's `?` is then appended to.
+        private mutating func inPositionOfBuiltText() -> SQLINPosition? {
             sql.storage.build(reserving: textCapacity)
-            return false
+            return inPosition()
         }
 
         /// Binds a value interpolated after `IN`, which checks its encoding when bound. Out of line: the
@@ -388,8 +386,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
                 return
             }
             let count = elements.count
-            sql.storage.build(reserving: textCapacity)
-            if let last = elements.last, inPosition() == .afterKeyword {
+            if let last = elements.last, inPositionOfBuiltText() == .afterKeyword {
                 let padded = Self.bucketedCount(elements.count)
                 elements += repeatElement(last, count: padded - elements.count)
             }
