@@ -474,8 +474,8 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
             return false
         }
 
-        /// ``mayEndInList(_:)`` for a literal's bytes.
-        private static func mayEndInList(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        /// ``mayEndInList(_:)`` for a literal's bytes (which ``SQLText/withLoneLiteral(_:)`` lends).
+        private static func mayEndInList(_ bytes: some BidirectionalCollection<UInt8>) -> Bool {
             for byte in bytes.reversed() {
                 if let answer = mayEndInList(endingWith: byte) {
                     return answer

@@ -6,6 +6,15 @@
 /// (``WrappingMemo``, ``RequestMemo``) then builds no `String` for it, compares the literal's bytes
 /// and releases nothing. Anything written after that makes the text a `String` (``append(_:reserving:)``),
 /// as does reading it whole (``string``).
+///
+/// Safety: this is the one place of ``SQL`` that touches a literal's bytes through pointers, and it
+/// only reads them. `withUTF8Buffer` lends them for the closure it runs, which keeps no pointer; the
+/// bytes of a `StaticString` with a pointer representation (the only kind `.literal` holds, see
+/// ``init(literal:)``) are static, so they neither move nor change while the process runs.
+/// `utf8Start` is compared, never read through: the same start and the same count are the same
+/// bytes. Measured on `fetchOne(_:where:)` (callgrind, 595.26M): reading the literal through
+/// `description` instead, a `String`, costs +17.3% (697.96M); the bytes compared without the
+/// address first, +3.4% (615.56M).
 enum SQLText: Sendable {
     /// A `String`: the text once it is more than one literal and a placeholder.
     case built(String)
