@@ -49,13 +49,25 @@ public func sqliteDateFuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 }
 
 /// Whether the date at the start of `text` (`YYYY-MM-DD`) names a day its month does not have, which
-/// SQLite rolls over into another date (`date(julianday(…))` differs from it).
+/// SQLite rolls over into another date. Counted here, in the proleptic Gregorian calendar, and not by
+/// asking SQLite's `date(julianday(…))`: for years before about 1600 SQLite's `date()` prints some days
+/// one off (`date(julianday('0300-03-01'))` is `0300-02-29`, a day year 300 does not have).
 private func rollsOverItsDay(_ text: String) -> Bool {
-    let given = String(text.prefix(10))
-    guard given.utf8.count == 10,
-        let rolled = try? reference?.fetchOne(String.self, sql: "SELECT date(julianday(\(given)))")
+    let digits = Array(text.utf8.prefix(10))
+    guard digits.count == 10, digits[4] == UInt8(ascii: "-"), digits[7] == UInt8(ascii: "-") else { return false }
+    func number(_ range: Range<Int>) -> Int? {
+        var value = 0
+        for byte in digits[range] {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
+    }
+    guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), (1...12).contains(month)
     else { return false }
-    return rolled != given
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+    return day > lengths[month - 1]
 }
 
 /// Whether SQLite reads `text` as a number (a Julian day): then `julianday(text)` equals `julianday`

@@ -95,6 +95,12 @@ import Testing
             #expect(SQLiteDate.string(from: date)?.hasPrefix(text) == true)
         }
         #expect(SQLiteDate.date(from: "1900-02-29") == nil)
+        // Year 300 is not a leap year either (proleptic Gregorian, as SQLite counts): its February 29 is
+        // refused, and its March 1 is the Julian day SQLite gives it.
+        #expect(SQLiteDate.date(from: "0300-02-29") == nil)
+        let march = try #require(SQLiteDate.date(from: "0300-03-01"))
+        #expect(SQLiteDate.julianDay(from: march) == 1_830_691.5)
+        #expect(SQLiteDate.string(from: march)?.hasPrefix("0300-03-01") == true)
     }
 
     struct Number<T: Decodable & Sendable>: Decodable {
