@@ -178,6 +178,29 @@ import Testing
         }
     }
 
+    @Test func laterConditionsAndOrderingsBindTheirValuesInOrder() throws {
+        // A selection, three conditions and an ordering, each with a value (the selection, the conditions
+        // after the first and the orderings are kept apart from the first condition): bound in the order
+        // of their placeholders, the same request made again with new values each time.
+        let conn = try Self.library()
+        for (prefix, above, below, skipped, pivot) in [
+            ("a ", 1980, 1986, 3, 1984), ("b ", 1981, 1987, 5, 1982), ("a ", 1980, 1986, 3, 1984),
+        ] {
+            let request = Book.all().select("id, \(prefix) || title AS title, year")
+                .filter("year > \(above)").filter("year < \(below)").filter("id != \(skipped)")
+                .order("abs(year - \(pivot)), id")
+            let written = """
+                SELECT id, '\(prefix)' || title AS title, year FROM books
+                WHERE year > \(above) AND year < \(below) AND id != \(skipped) ORDER BY abs(year - \(pivot)), id
+                """
+            let expected = try Self.books(conn, written)
+            #expect(expected.count > 10)
+            #expect(try conn.fetchOne(request) == expected.first, "\(request)")
+            #expect(try conn.fetchAll(request) == expected, "\(request)")
+            #expect(try conn.fetchCount(request) == expected.count)
+        }
+    }
+
     @Test func deleteWithTheSameConditionDeletesEachTime() throws {
         let conn = try Self.library()
         var left = 40

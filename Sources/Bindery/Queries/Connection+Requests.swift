@@ -31,26 +31,21 @@ extension Connection {
     /// The first row of `request` (with `LIMIT 1` when it has no limit), as its record type, or nil.
     public func fetchOne<R: Record>(_ request: QueryRequest<R>) throws -> R? {
         // The parts, passed as the request holds them (see PlainRequest).
-        let (selection, conditions, extras, orderings) =
-            (request.selection, request.conditionList, request.extras, request.orderings)
-        if conditions.rest.isEmpty, let condition = conditions.first, selection == nil, extras == nil,
-            orderings.isEmpty,
-            !request.isDistinct, request.limitCount == nil, request.offsetCount == nil
+        let (first, extras) = (request.firstCondition, request.extras)
+        if let condition = first, extras == nil, !request.isDistinct, request.limitCount == nil,
+            request.offsetCount == nil
         {
             // One condition and nothing more (`Record.filter(…)`): `SELECT "table".* FROM "table" WHERE`
             // condition `LIMIT 1`, run as fetchOne(_:where:) runs its statement.
             return try fetchOne(R.self, where: condition, asRequest: true)
         }
-        guard PlainRequest.isPlain(extras),
-            !PlainRequest.hasSpecialValues(selection, conditions, extras, orderings)
-        else {
+        guard PlainRequest.isPlain(extras), !PlainRequest.hasSpecialValues(first, extras) else {
             // Not plain: a request with key filters too, which `fetchOne(_:_:)` checks first.
             return try fetchOne(R.self, request)
         }
         let limit = request.limitCount ?? 1
         let shape = PlainRequest.shape(
-            selection, conditions, extras, orderings, isDistinct: request.isDistinct, limit: limit,
-            offset: request.offsetCount)
+            first, extras, isDistinct: request.isDistinct, limit: limit, offset: request.offsetCount)
         // The same request made again with new values (see RequestMemo) runs the text kept for it. The
         // context and the record type's state lent, not retained (see ``Lent``). (Not forced inline, as
         // fetchOne(_:where:)'s are: no bench line runs a request of more than one condition here.)
@@ -58,19 +53,19 @@ extension Connection {
             func withState(_ state: RecordTypeState) throws -> R? {
                 let memo = state.attachment(RequestMemo.init)
                 let text: String
-                if let kept = memo.text(selection, conditions, extras, orderings, shape: shape) {
+                if let kept = memo.text(first, extras, shape: shape) {
                     text = kept
                 } else {
                     text = try request.limit(limit, offset: request.offsetCount).statement(keys: .unresolved).sql.text
-                    memo.keep(text, selection, conditions, extras, orderings, shape: shape)
+                    memo.keep(text, first, extras, shape: shape)
                 }
                 return try fetchFirst(
                     R.self, context, state, text: text,
                     binding: { statement, encoder in
-                        try PlainRequest.bind(selection, conditions, extras, orderings, to: statement, encoder: encoder)
+                        try PlainRequest.bind(first, extras, to: statement, encoder: encoder)
                     },
                     arguments: { encoder in
-                        try PlainRequest.arguments(selection, conditions, extras, orderings, encoder: encoder)
+                        try PlainRequest.arguments(first, extras, encoder: encoder)
                     })
             }
             return try context.withState(for: R.self, withState)

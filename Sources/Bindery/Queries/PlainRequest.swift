@@ -1,6 +1,7 @@
 /// A plain request (no association, annotation, joined source, condition on aggregates, reversal or
 /// key filter): SQL text around its fragments (selection, conditions, groupings, `HAVING`
-/// conditions, orderings), whose values its statement binds in that order.
+/// conditions, orderings), whose values its statement binds in that order. Its parts are its first
+/// condition and its extras (``RequestExtras``), which hold the other fragments.
 ///
 /// Its parts are read where the request holds them, passed as they are to functions that are not
 /// generic over the record type: a struct holding copies of them, made for each call, cost the
@@ -14,74 +15,77 @@ enum PlainRequest {
     }
 
     /// The shape of the text of a request of these parts, besides its fragments' texts.
-    static func shape(
-        _ selection: SQL?, _ conditions: ConditionList, _ extras: RequestExtras?, _ orderings: [SQL],
-        isDistinct: Bool, limit: Int?, offset: Int?
-    ) -> RequestMemo.Shape {
-        RequestMemo.Shape(
-            isDistinct: isDistinct, hasSelection: selection != nil, conditions: conditions.count,
-            groupings: extras?.parts.groupings.count ?? 0, havingConditions: extras?.parts.havingConditions.count ?? 0,
-            orderings: orderings.count, limit: limit, offset: offset)
+    static func shape(_ first: SQL?, _ extras: RequestExtras?, isDistinct: Bool, limit: Int?, offset: Int?)
+        -> RequestMemo.Shape
+    {
+        let parts = extras?.parts
+        return RequestMemo.Shape(
+            isDistinct: isDistinct, hasSelection: parts?.selection != nil,
+            conditions: first == nil ? 0 : 1 + (parts?.laterConditions.count ?? 0),
+            groupings: parts?.groupings.count ?? 0, havingConditions: parts?.havingConditions.count ?? 0,
+            orderings: parts?.orderings.count ?? 0, limit: limit, offset: offset)
     }
 
     /// Whether a fragment has a value that binds itself (``SQL/hasSpecialValues``).
     static func hasSpecialValues(
-        _ selection: SQL?, _ conditions: ConditionList, _ extras: RequestExtras?, _ orderings: [SQL]
+        _ first: SQL?, _ extras: RequestExtras?
     ) -> Bool {
         var special = false
-        forEachFragment(selection, conditions, extras, orderings) { special = special || $0.hasSpecialValues }
+        forEachFragment(first, extras) { special = special || $0.hasSpecialValues }
         return special
     }
 
     /// Calls `body` with each fragment whose values the request's statement binds, in the order of
     /// their placeholders (see ``QueryRequest/statement(keys:)``): selection, conditions, groupings,
     /// `HAVING` conditions, orderings.
-    static func forEachFragment(
-        _ selection: SQL?, _ conditions: ConditionList, _ extras: RequestExtras?, _ orderings: [SQL],
-        _ body: (SQL) throws -> Void
-    ) rethrows {
-        if let selection {
+    static func forEachFragment(_ first: SQL?, _ extras: RequestExtras?, _ body: (SQL) throws -> Void) rethrows {
+        guard let extras else {
+            if let first {
+                try body(first)
+            }
+            return
+        }
+        if let selection = extras.parts.selection {
             try body(selection)
         }
-        try conditions.forEach(body)
-        if let extras {
-            for fragment in extras.parts.groupings {
-                try body(fragment)
-            }
-            for fragment in extras.parts.havingConditions {
-                try body(fragment)
-            }
+        if let first {
+            try body(first)
         }
-        for fragment in orderings {
+        for fragment in extras.parts.laterConditions {
+            try body(fragment)
+        }
+        for fragment in extras.parts.groupings {
+            try body(fragment)
+        }
+        for fragment in extras.parts.havingConditions {
+            try body(fragment)
+        }
+        for fragment in extras.parts.orderings {
             try body(fragment)
         }
     }
 
     /// Binds the fragments' values to `statement`, whose text is the request's, in order.
     static func bind(
-        _ selection: SQL?, _ conditions: ConditionList, _ extras: RequestExtras?, _ orderings: [SQL],
-        to statement: Statement, encoder: ValueEncoder
+        _ first: SQL?, _ extras: RequestExtras?, to statement: Statement, encoder: ValueEncoder
     ) throws {
         var count = 0
-        forEachFragment(selection, conditions, extras, orderings) { count += $0.valueCount }
+        forEachFragment(first, extras) { count += $0.valueCount }
         guard count == statement.parameterCount, statement.status.isClear else {
             // The statement's own error for a count that does not match (or a closed connection).
             return try statement.bind(
-                arguments: arguments(selection, conditions, extras, orderings, encoder: encoder))
+                arguments: arguments(first, extras, encoder: encoder))
         }
         var index: Int32 = 1
-        try forEachFragment(selection, conditions, extras, orderings) { fragment in
+        try forEachFragment(first, extras) { fragment in
             try fragment.bindValues(to: statement, encoder: encoder, from: &index)
         }
     }
 
     /// The fragments' values, converted by `encoder`, in order.
-    static func arguments(
-        _ selection: SQL?, _ conditions: ConditionList, _ extras: RequestExtras?, _ orderings: [SQL],
-        encoder: ValueEncoder
-    ) throws -> [SQLiteValue] {
+    static func arguments(_ first: SQL?, _ extras: RequestExtras?, encoder: ValueEncoder) throws -> [SQLiteValue] {
         var arguments: [SQLiteValue] = []
-        try forEachFragment(selection, conditions, extras, orderings) {
+        try forEachFragment(first, extras) {
             arguments += try $0.arguments(encoder: encoder)
         }
         return arguments

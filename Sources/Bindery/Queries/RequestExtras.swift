@@ -1,16 +1,26 @@
-/// The parts of a ``QueryRequest`` that most requests leave empty (groupings, `HAVING` conditions,
-/// associations, annotations, joined subqueries, conditions on aggregates, ``QueryRequest/reversed()``
-/// and key filters), behind one reference that is nil without them.
+/// The parts of a ``QueryRequest`` that most requests leave empty (the selection, conditions after the
+/// first, orderings, groupings, `HAVING` conditions, associations, annotations, joined subqueries,
+/// conditions on aggregates, ``QueryRequest/reversed()`` and key filters), behind one reference that is
+/// nil without them.
 ///
 /// Stored in the request as fields of their own, each is retained when a request is copied and
 /// released when one goes, empty or not: for a request built in a loop (`Record.filter(…)` then
 /// `fetchOne`, callgrind, the bench's `fetchOne(request)`, 100,000 calls) the four fields of conditions on
 /// aggregates, reversal and key filters cost some 250 instructions a call (968.7M instructions before
 /// them, 993.8M; 973.4M behind the reference), the five others about 500 (see the commit that moved
-/// them). One optional reference costs next to nothing when nil. Immutable; a modifier makes a new one.
+/// them). One optional reference costs next to nothing when nil. The selection, the conditions after the
+/// first and the orderings joined them later (2026-12-07; see the commit that moved them): stored in the
+/// request, they were three more fields to write, move and release for each request made. Immutable; a
+/// modifier makes a new one.
 final class RequestExtras: Sendable {
     /// The parts, each empty (or false) unless a modifier set it.
     struct Parts: Sendable {
+        /// What the request selects; nil for every column of the table.
+        var selection: SQL?
+        /// The `WHERE` conditions given to `filter(_:)` after the first (``QueryRequest/firstCondition``).
+        var laterConditions: [SQL] = []
+        /// The orderings (`ORDER BY`), in order.
+        var orderings: [SQL] = []
         /// The groupings (`GROUP BY`) given to `group(_:)`.
         var groupings: [SQL] = []
         /// The conditions (`HAVING`) given to `having(_:)`.
@@ -34,7 +44,8 @@ final class RequestExtras: Sendable {
 
         /// Whether every part is empty: a request without extras.
         var isEmpty: Bool {
-            groupings.isEmpty && havingConditions.isEmpty && associations.isEmpty && annotations.isEmpty
+            selection == nil && laterConditions.isEmpty && orderings.isEmpty && groupings.isEmpty
+                && havingConditions.isEmpty && associations.isEmpty && annotations.isEmpty
                 && sourceJoins.isEmpty && aggregateFilters.isEmpty && aggregateHavings.isEmpty && !isReversed
                 && keyFilters.isEmpty
         }
@@ -61,12 +72,15 @@ final class RequestExtras: Sendable {
     var keyFilters: [KeyFilter] { parts.keyFilters }
 
     /// Whether a request with these extras can still be a ``PlainRequest``: it has no association,
-    /// annotation, joined subquery, condition on aggregates, reversal or key filter (groupings and
-    /// `HAVING` conditions are fragments it binds).
+    /// annotation, joined subquery, condition on aggregates, reversal or key filter (the selection,
+    /// conditions, orderings, groupings and `HAVING` conditions are fragments it binds).
     var allowsPlainRequest: Bool {
-        // The parts but those two, empty: one list of the parts (``Parts/isEmpty``), so that a part added
+        // The parts but those, empty: one list of the parts (``Parts/isEmpty``), so that a part added
         // later cannot be missed here and let a request that has it run as a plain one.
         var others = parts
+        others.selection = nil
+        others.laterConditions = []
+        others.orderings = []
         others.groupings = []
         others.havingConditions = []
         return others.isEmpty
@@ -79,6 +93,24 @@ extension QueryRequest {
         var parts = extras?.parts ?? RequestExtras.Parts()
         change(&parts)
         extras = .make(parts)
+    }
+
+    /// What the request selects; nil for every column of the table.
+    var selection: SQL? {
+        get { extras?.parts.selection }
+        set { changeExtras { $0.selection = newValue } }
+    }
+
+    /// The `WHERE` conditions given to `filter(_:)` after the first, in order.
+    var laterConditions: [SQL] {
+        get { extras?.parts.laterConditions ?? [] }
+        set { changeExtras { $0.laterConditions = newValue } }
+    }
+
+    /// The orderings (`ORDER BY`), in order.
+    var orderings: [SQL] {
+        get { extras?.parts.orderings ?? [] }
+        set { changeExtras { $0.orderings = newValue } }
     }
 
     /// The groupings (`GROUP BY`), in order.
