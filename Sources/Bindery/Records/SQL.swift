@@ -33,9 +33,11 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     private var leading: Int64?
     /// The values to bind after ``leading``, in the order of their `?`.
     private var values: [any Encodable & Sendable]
+
     /// The placeholders that pad the lists after `IN` to a power of two (bound again to a list's last
-    /// value), which SQL written out with its values as literals leaves out.
-    private var listPads: [ListPad]
+    /// value), which SQL written out with its values as literals leaves out. Kept with the text, which
+    /// is built when there are any (``SQLText``).
+    private var listPads: [ListPad] { storage.listPads }
 
     /// Placeholders added to a list for statement reuse: `count` of them (`", ?"` each), starting at
     /// UTF-8 offset `offset` of the text, for the values from `valueIndex` on.
@@ -61,7 +63,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
 
     /// SQL text without values, from a `String` (as ``init(text:values:)`` with no values).
     public init(stringLiteral value: String) {
-        self.init(storage: .built(value), values: [])
+        self.init(storage: .built(value, pads: []), values: [])
     }
 
     /// Builds SQL from an interpolation.
@@ -87,7 +89,6 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
         self.hasSpecialArguments = false
         self.leading = nil
         self.values = values
-        self.listPads = []
     }
 
     /// SQL text and the values for its `?` placeholders, in order.
@@ -96,7 +97,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     /// let sql = SQL(text: "SELECT * FROM t WHERE a = ? AND b = ?", values: [1, "x"])
     /// ```
     public init(text: String, values: [any Encodable & Sendable] = []) {
-        self.init(storage: .built(text), values: values)
+        self.init(storage: .built(text, pads: []), values: values)
     }
 
     /// The number of bound values.
@@ -152,8 +153,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     /// (``withoutListPadding``), whose offsets `newText` would not keep.
     func replacingText(_ newText: String) -> SQL {
         var sql = self
-        sql.storage = .built(newText)
-        sql.listPads = []
+        sql.storage = .built(newText, pads: [])
         return sql
     }
 
@@ -168,15 +168,14 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
     /// when both sides have some.
     private mutating func append(_ other: SQL) {
         let count = valueCount
-        if !other.listPads.isEmpty {
-            let pads = other.listPads
-            let shift = (text: storage.utf8Count, values: count)
-            listPads.append(contentsOf: pads.map { $0.shifted(text: shift.text, values: shift.values) })
-        }
-        if storage.isEmpty {
+        let otherPads = other.listPads
+        let shift = (text: storage.utf8Count, values: count)
+        if storage.isEmpty, otherPads.isEmpty || count == 0 {
+            // Its pads, if any, come with its text, where nothing is before them.
             storage = other.storage
         } else {
-            storage.append(other.text, reserving: 0)
+            storage.append(other.storage.string, reserving: 0)
+            storage.appendListPads(otherPads.map { $0.shifted(text: shift.text, values: shift.values) })
         }
         if count == 0 {
             leading = other.leading
@@ -393,7 +392,7 @@ public struct SQL: ExpressibleByStringInterpolation, Sendable, CustomStringConve
             write("(")
             for index in elements.indices {
                 if index == count {
-                    sql.listPads.append(contentsOf: [
+                    sql.storage.appendListPads([
                         ListPad(
                             offset: sql.storage.utf8Count, count: elements.count - count,
                             valueIndex: sql.valueCount + count)

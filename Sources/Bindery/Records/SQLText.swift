@@ -15,22 +15,30 @@
 /// bytes. Measured on `fetchOne(_:where:)` (callgrind, 595.26M): reading the literal through
 /// `description` instead, a `String`, costs +17.3% (697.96M); the bytes compared without the
 /// address first, +3.4% (615.56M).
+///
+/// A built text holds the placeholders that pad its lists (``SQL/ListPad``, offsets into it), which only
+/// a built text can have: kept beside the `String` rather than in an array of ``SQL`` itself, they cost
+/// a literal condition nothing, where an empty array of its own was one more reference to retain and
+/// release with each copy of an ``SQL`` (callgrind, issue 39: some 18 instructions a condition call).
 enum SQLText: Sendable {
-    /// A `String`: the text once it is more than one literal and a placeholder.
-    case built(String)
+    /// A `String`: the text once it is more than one literal and a placeholder, with the placeholders
+    /// that pad its lists, in the order they were written.
+    case built(String, pads: [SQL.ListPad])
     /// One literal with a pointer representation, then a `?` when `placeholder`.
     case literal(StaticString, placeholder: Bool)
 
     /// `literal` as the text, kept as it is (a literal made of one Unicode scalar, which has no UTF-8
     /// bytes in memory, is copied into a `String`).
     init(literal: StaticString) {
-        self = literal.hasPointerRepresentation ? .literal(literal, placeholder: false) : .built(literal.description)
+        self =
+            literal.hasPointerRepresentation
+            ? .literal(literal, placeholder: false) : .built(literal.description, pads: [])
     }
 
     /// The whole text.
     var string: String {
         switch self {
-        case .built(let string): return string
+        case .built(let string, _): return string
         case .literal(let literal, let placeholder): return Self.string(literal, placeholder: placeholder, capacity: 0)
         }
     }
@@ -52,7 +60,7 @@ enum SQLText: Sendable {
     /// The number of UTF-8 bytes of the text.
     var utf8Count: Int {
         switch self {
-        case .built(let string): return string.utf8.count
+        case .built(let string, _): return string.utf8.count
         case .literal(let literal, let placeholder): return literal.utf8CodeUnitCount + (placeholder ? 1 : 0)
         }
     }
@@ -81,24 +89,43 @@ enum SQLText: Sendable {
     /// still a literal.
     mutating func append(_ piece: String, reserving capacity: Int) {
         var string: String
+        var pads: [SQL.ListPad] = []
         switch self {
-        case .built(let built):
+        case .built(let built, let builtPads):
             string = built
+            pads = builtPads
             // Not held twice while appended to, so that its storage is unique.
-            self = .built("")
+            self = .built("", pads: [])
         case .literal(let literal, let placeholder):
             string = Self.string(literal, placeholder: placeholder, capacity: capacity)
         }
         string += piece
-        self = .built(string)
+        self = .built(string, pads: pads)
     }
 
     /// Makes the text a `String` with room for `capacity` bytes, if it is a literal: before it is read
     /// and written to more than once.
     mutating func build(reserving capacity: Int) {
         if case .literal(let literal, let placeholder) = self {
-            self = .built(Self.string(literal, placeholder: placeholder, capacity: capacity))
+            self = .built(Self.string(literal, placeholder: placeholder, capacity: capacity), pads: [])
         }
+    }
+
+    /// The placeholders that pad the text's lists; none for a literal.
+    var listPads: [SQL.ListPad] {
+        guard case .built(_, let pads) = self else { return [] }
+        return pads
+    }
+
+    /// Adds `pads` to the text's list pads, making it a `String` first when it is a literal.
+    mutating func appendListPads(_ pads: [SQL.ListPad]) {
+        guard !pads.isEmpty else { return }
+        build(reserving: 0)
+        guard case .built(let string, var kept) = self else { return }
+        // Not held twice while appended to.
+        self = .built("", pads: [])
+        kept += pads
+        self = .built(string, pads: kept)
     }
 
     /// Appends the bytes of `piece`, as ``append(_:reserving:)`` appends a `String`; the first piece
@@ -129,7 +156,7 @@ enum SQLText: Sendable {
                     otherLiteral.withUTF8Buffer { knownBytes.elementsEqual($0) }
                 }
         }
-        if case .built(let knownString) = known, case .built(let otherString) = other {
+        if case .built(let knownString, _) = known, case .built(let otherString, _) = other {
             return ExactText.same(knownString, knownIsASCII: knownIsASCII, otherString)
         }
         return ExactText.same(known.string, knownIsASCII: knownIsASCII, other.string)
