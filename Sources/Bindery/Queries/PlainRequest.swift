@@ -9,7 +9,8 @@
 /// instructions a call), and code generic over the record type, reading the request through methods
 /// that are not specialized, looked up the request type's metadata on each call.
 enum PlainRequest {
-    /// Whether a request with `extras` is plain, its other parts set aside.
+    /// Whether a request with `extras` is plain, its other parts set aside (see
+    /// ``RequestExtras/allowsPlainRequest``).
     static func isPlain(_ extras: RequestExtras?) -> Bool {
         extras?.allowsPlainRequest ?? true
     }
@@ -18,12 +19,12 @@ enum PlainRequest {
     static func shape(_ first: SQL?, _ extras: RequestExtras?, isDistinct: Bool, limit: Int?, offset: Int?)
         -> RequestMemo.Shape
     {
-        let parts = extras?.parts
-        return RequestMemo.Shape(
-            isDistinct: isDistinct, hasSelection: parts?.selection != nil,
-            conditions: first == nil ? 0 : 1 + (parts?.laterConditions.count ?? 0),
-            groupings: parts?.groupings.count ?? 0, havingConditions: parts?.havingConditions.count ?? 0,
-            orderings: parts?.orderings.count ?? 0, limit: limit, offset: offset)
+        // Each part read where the extras hold it, not the parts copied (each of their arrays retained).
+        RequestMemo.Shape(
+            isDistinct: isDistinct, hasSelection: extras?.parts.selection != nil,
+            conditions: first == nil ? 0 : 1 + (extras?.parts.laterConditions.count ?? 0),
+            groupings: extras?.parts.groupings.count ?? 0, havingConditions: extras?.parts.havingConditions.count ?? 0,
+            orderings: extras?.parts.orderings.count ?? 0, limit: limit, offset: offset)
     }
 
     /// Whether a fragment has a value that binds itself (``SQL/hasSpecialValues``).

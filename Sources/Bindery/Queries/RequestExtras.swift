@@ -52,9 +52,23 @@ final class RequestExtras: Sendable {
     }
 
     let parts: Parts
+    /// Whether a request with these extras can still be a ``PlainRequest``: it has no association,
+    /// annotation, joined subquery, condition on aggregates, reversal or key filter (the selection,
+    /// conditions, orderings, groupings and `HAVING` conditions are fragments it binds). Found once, when
+    /// the extras are made, not on each fetch: a request that orders its rows has extras.
+    let allowsPlainRequest: Bool
 
     private init(_ parts: Parts) {
         self.parts = parts
+        // The parts but those fragments, empty: one list of the parts (``Parts/isEmpty``), so that a
+        // part added later cannot be missed here and let a request that has it run as a plain one.
+        var others = parts
+        others.selection = nil
+        others.laterConditions = []
+        others.orderings = []
+        others.groupings = []
+        others.havingConditions = []
+        allowsPlainRequest = others.isEmpty
     }
 
     /// The extras given, or nil when there are none.
@@ -70,21 +84,6 @@ final class RequestExtras: Sendable {
     var isReversed: Bool { parts.isReversed }
     /// The primary-key values given to `filter(key:)` and `filter(keys:)`.
     var keyFilters: [KeyFilter] { parts.keyFilters }
-
-    /// Whether a request with these extras can still be a ``PlainRequest``: it has no association,
-    /// annotation, joined subquery, condition on aggregates, reversal or key filter (the selection,
-    /// conditions, orderings, groupings and `HAVING` conditions are fragments it binds).
-    var allowsPlainRequest: Bool {
-        // The parts but those, empty: one list of the parts (``Parts/isEmpty``), so that a part added
-        // later cannot be missed here and let a request that has it run as a plain one.
-        var others = parts
-        others.selection = nil
-        others.laterConditions = []
-        others.orderings = []
-        others.groupings = []
-        others.havingConditions = []
-        return others.isEmpty
-    }
 }
 
 extension QueryRequest {
