@@ -1,7 +1,8 @@
 /// A plain request (no association, annotation, joined source, condition on aggregates, reversal or
 /// key filter): SQL text around its fragments (selection, conditions, groupings, `HAVING`
-/// conditions, orderings), whose values its statement binds in that order. Its parts are its first
-/// condition and its extras (``RequestExtras``), which hold the other fragments.
+/// conditions, orderings), whose values its statement binds in that order. Its parts are its conditions,
+/// its orderings and its extras (``RequestExtras``), which hold the selection, groupings and `HAVING`
+/// conditions.
 ///
 /// Its parts are read where the request holds them, passed as they are to functions that are not
 /// generic over the record type: a struct holding copies of them, made for each call, cost the
@@ -9,84 +10,85 @@
 /// instructions a call), and code generic over the record type, reading the request through methods
 /// that are not specialized, looked up the request type's metadata on each call.
 enum PlainRequest {
-    /// Whether a request with `extras` is plain, its other parts set aside (see
-    /// ``RequestExtras/allowsPlainRequest``).
+    /// Whether a request with `extras` is plain, its other parts set aside.
     static func isPlain(_ extras: RequestExtras?) -> Bool {
         extras?.allowsPlainRequest ?? true
     }
 
     /// The shape of the text of a request of these parts, besides its fragments' texts.
-    static func shape(_ first: SQL?, _ extras: RequestExtras?, isDistinct: Bool, limit: Int?, offset: Int?)
-        -> RequestMemo.Shape
-    {
+    static func shape(
+        _ first: SQL?, _ later: [SQL], _ orderings: [SQL], _ extras: RequestExtras?, isDistinct: Bool, limit: Int?,
+        offset: Int?
+    ) -> RequestMemo.Shape {
         // Each part read where the extras hold it, not the parts copied (each of their arrays retained).
         RequestMemo.Shape(
             isDistinct: isDistinct, hasSelection: extras?.parts.selection != nil,
-            conditions: first == nil ? 0 : 1 + (extras?.parts.laterConditions.count ?? 0),
-            groupings: extras?.parts.groupings.count ?? 0, havingConditions: extras?.parts.havingConditions.count ?? 0,
-            orderings: extras?.parts.orderings.count ?? 0, limit: limit, offset: offset)
+            conditions: first == nil ? 0 : 1 + later.count, groupings: extras?.parts.groupings.count ?? 0,
+            havingConditions: extras?.parts.havingConditions.count ?? 0, orderings: orderings.count, limit: limit,
+            offset: offset)
     }
 
     /// Whether a fragment has a value that binds itself (``SQL/hasSpecialValues``).
     static func hasSpecialValues(
-        _ first: SQL?, _ extras: RequestExtras?
+        _ first: SQL?, _ later: [SQL], _ orderings: [SQL], _ extras: RequestExtras?
     ) -> Bool {
         var special = false
-        forEachFragment(first, extras) { special = special || $0.hasSpecialValues }
+        forEachFragment(first, later, orderings, extras) { special = special || $0.hasSpecialValues }
         return special
     }
 
     /// Calls `body` with each fragment whose values the request's statement binds, in the order of
     /// their placeholders (see ``QueryRequest/statement(keys:)``): selection, conditions, groupings,
     /// `HAVING` conditions, orderings.
-    static func forEachFragment(_ first: SQL?, _ extras: RequestExtras?, _ body: (SQL) throws -> Void) rethrows {
-        guard let extras else {
-            if let first {
-                try body(first)
-            }
-            return
-        }
-        if let selection = extras.parts.selection {
+    static func forEachFragment(
+        _ first: SQL?, _ later: [SQL], _ orderings: [SQL], _ extras: RequestExtras?, _ body: (SQL) throws -> Void
+    ) rethrows {
+        if let selection = extras?.parts.selection {
             try body(selection)
         }
         if let first {
             try body(first)
         }
-        for fragment in extras.parts.laterConditions {
+        for fragment in later {
             try body(fragment)
         }
-        for fragment in extras.parts.groupings {
-            try body(fragment)
+        if let extras {
+            for fragment in extras.parts.groupings {
+                try body(fragment)
+            }
+            for fragment in extras.parts.havingConditions {
+                try body(fragment)
+            }
         }
-        for fragment in extras.parts.havingConditions {
-            try body(fragment)
-        }
-        for fragment in extras.parts.orderings {
+        for fragment in orderings {
             try body(fragment)
         }
     }
 
     /// Binds the fragments' values to `statement`, whose text is the request's, in order.
     static func bind(
-        _ first: SQL?, _ extras: RequestExtras?, to statement: Statement, encoder: ValueEncoder
+        _ first: SQL?, _ later: [SQL], _ orderings: [SQL], _ extras: RequestExtras?, to statement: Statement,
+        encoder: ValueEncoder
     ) throws {
         var count = 0
-        forEachFragment(first, extras) { count += $0.valueCount }
+        forEachFragment(first, later, orderings, extras) { count += $0.valueCount }
         guard count == statement.parameterCount, statement.status.isClear else {
             // The statement's own error for a count that does not match (or a closed connection).
             return try statement.bind(
-                arguments: arguments(first, extras, encoder: encoder))
+                arguments: arguments(first, later, orderings, extras, encoder: encoder))
         }
         var index: Int32 = 1
-        try forEachFragment(first, extras) { fragment in
+        try forEachFragment(first, later, orderings, extras) { fragment in
             try fragment.bindValues(to: statement, encoder: encoder, from: &index)
         }
     }
 
     /// The fragments' values, converted by `encoder`, in order.
-    static func arguments(_ first: SQL?, _ extras: RequestExtras?, encoder: ValueEncoder) throws -> [SQLiteValue] {
+    static func arguments(
+        _ first: SQL?, _ later: [SQL], _ orderings: [SQL], _ extras: RequestExtras?, encoder: ValueEncoder
+    ) throws -> [SQLiteValue] {
         var arguments: [SQLiteValue] = []
-        try forEachFragment(first, extras) {
+        try forEachFragment(first, later, orderings, extras) {
             arguments += try $0.arguments(encoder: encoder)
         }
         return arguments

@@ -1,26 +1,22 @@
-/// The parts of a ``QueryRequest`` that most requests leave empty (the selection, conditions after the
-/// first, orderings, groupings, `HAVING` conditions, associations, annotations, joined subqueries,
-/// conditions on aggregates, ``QueryRequest/reversed()`` and key filters), behind one reference that is
-/// nil without them.
+/// The parts of a ``QueryRequest`` that most requests leave empty (the selection, groupings, `HAVING`
+/// conditions, associations, annotations, joined subqueries, conditions on aggregates,
+/// ``QueryRequest/reversed()`` and key filters), behind one reference that is nil without them.
 ///
 /// Stored in the request as fields of their own, each is retained when a request is copied and
 /// released when one goes, empty or not: for a request built in a loop (`Record.filter(…)` then
 /// `fetchOne`, callgrind, the bench's `fetchOne(request)`, 100,000 calls) the four fields of conditions on
 /// aggregates, reversal and key filters cost some 250 instructions a call (968.7M instructions before
 /// them, 993.8M; 973.4M behind the reference), the five others about 500 (see the commit that moved
-/// them). One optional reference costs next to nothing when nil. The selection, the conditions after the
-/// first and the orderings joined them later (2026-12-07; see the commit that moved them): stored in the
-/// request, they were three more fields to write, move and release for each request made. Immutable; a
+/// them). One optional reference costs next to nothing when nil. The selection joined them later
+/// (2026-12-07 night): stored in the request, it was 56 more bytes to write and move for each request
+/// made. The orderings and the conditions after the first stay in the request: common enough that
+/// extras made for them cost more than they spare (see ``QueryRequest/orderings``). Immutable; a
 /// modifier makes a new one.
 final class RequestExtras: Sendable {
     /// The parts, each empty (or false) unless a modifier set it.
     struct Parts: Sendable {
         /// What the request selects; nil for every column of the table.
         var selection: SQL?
-        /// The `WHERE` conditions given to `filter(_:)` after the first (``QueryRequest/firstCondition``).
-        var laterConditions: [SQL] = []
-        /// The orderings (`ORDER BY`), in order.
-        var orderings: [SQL] = []
         /// The groupings (`GROUP BY`) given to `group(_:)`.
         var groupings: [SQL] = []
         /// The conditions (`HAVING`) given to `having(_:)`.
@@ -42,33 +38,31 @@ final class RequestExtras: Sendable {
         /// columns on a connection.
         var keyFilters: [KeyFilter] = []
 
-        /// Whether every part is empty: a request without extras.
-        var isEmpty: Bool {
-            selection == nil && laterConditions.isEmpty && orderings.isEmpty && groupings.isEmpty
-                && havingConditions.isEmpty && associations.isEmpty && annotations.isEmpty
-                && sourceJoins.isEmpty && aggregateFilters.isEmpty && aggregateHavings.isEmpty && !isReversed
-                && keyFilters.isEmpty
+        /// Whether every part is empty: a request without extras. (Every part is in one of the two lists
+        /// below, so that a part added later cannot be missed by ``RequestExtras/allowsPlainRequest``.)
+        var isEmpty: Bool { fragmentsAreEmpty && othersAreEmpty }
+
+        /// Whether the parts a plain request binds as fragments of its text are empty.
+        var fragmentsAreEmpty: Bool {
+            selection == nil && groupings.isEmpty && havingConditions.isEmpty
+        }
+
+        /// Whether the parts that make a request more than a plain one are empty.
+        var othersAreEmpty: Bool {
+            associations.isEmpty && annotations.isEmpty && sourceJoins.isEmpty && aggregateFilters.isEmpty
+                && aggregateHavings.isEmpty && !isReversed && keyFilters.isEmpty
         }
     }
 
     let parts: Parts
+
     /// Whether a request with these extras can still be a ``PlainRequest``: it has no association,
     /// annotation, joined subquery, condition on aggregates, reversal or key filter (the selection,
-    /// conditions, orderings, groupings and `HAVING` conditions are fragments it binds). Found once, when
-    /// the extras are made, not on each fetch: a request that orders its rows has extras.
-    let allowsPlainRequest: Bool
+    /// groupings and `HAVING` conditions are fragments it binds).
+    var allowsPlainRequest: Bool { parts.othersAreEmpty }
 
     private init(_ parts: Parts) {
         self.parts = parts
-        // The parts but those fragments, empty: one list of the parts (``Parts/isEmpty``), so that a
-        // part added later cannot be missed here and let a request that has it run as a plain one.
-        var others = parts
-        others.selection = nil
-        others.laterConditions = []
-        others.orderings = []
-        others.groupings = []
-        others.havingConditions = []
-        allowsPlainRequest = others.isEmpty
     }
 
     /// The extras given, or nil when there are none.
@@ -98,18 +92,6 @@ extension QueryRequest {
     var selection: SQL? {
         get { extras?.parts.selection }
         set { changeExtras { $0.selection = newValue } }
-    }
-
-    /// The `WHERE` conditions given to `filter(_:)` after the first, in order.
-    var laterConditions: [SQL] {
-        get { extras?.parts.laterConditions ?? [] }
-        set { changeExtras { $0.laterConditions = newValue } }
-    }
-
-    /// The orderings (`ORDER BY`), in order.
-    var orderings: [SQL] {
-        get { extras?.parts.orderings ?? [] }
-        set { changeExtras { $0.orderings = newValue } }
     }
 
     /// The groupings (`GROUP BY`), in order.
