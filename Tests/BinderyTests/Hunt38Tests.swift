@@ -19,6 +19,13 @@ import Testing
         }
     }
 
+    struct Odd: Record, Equatable {
+        static let tableName = "odd"
+        var id: Int64
+        var desc: Int64?
+        var name: String
+    }
+
     struct Group: Decodable, Equatable {
         var b: Int64
         var n: Int64
@@ -777,6 +784,68 @@ import Testing
             #expect(try conn.fetchOne(request) == Self.hand(conn, text).first)
             // (Swift's `==` holds the two names equal: told apart by their place in the list.)
             #expect(try conn.fetchOne(request)?.id == (index % 2 == 0 ? 1 : 2))
+        }
+    }
+
+    @Test func missingValuesAndEmptyKeysAndZeroLimits() throws {
+        let conn = try Self.items()
+        // A later condition with a placeholder and no value: an error, not NULL.
+        let short = Item.all().filter("a >= \(0)").filter(SQL(text: "b = ?")).order("id")
+        #expect(throws: (any Error).self) { try conn.fetchOne(short) }
+        #expect(throws: (any Error).self) { try conn.fetchAll(short) }
+        #expect(throws: (any Error).self) { try conn.fetchCount(short) }
+        #expect(throws: (any Error).self) { try conn.exists(short) }
+        #expect(throws: (any Error).self) { try conn.deleteAll(short) }
+        let shortOrdering = Item.all().filter("a >= \(0)").filter("b >= \(0)").order(SQL(text: "a = ?, id"))
+        #expect(throws: (any Error).self) { try conn.fetchOne(shortOrdering) }
+        #expect(throws: (any Error).self) { try conn.fetchOne(shortOrdering.reversed()) }
+        #expect(try Self.ids(conn) == Array(1...12))
+        // No key at all, with conditions: no row.
+        let noKeys = Item.all().filter("a >= \(0)").filter(keys: [Int64]()).filter("b IN \(list: [0, 1, 2, 3])")
+        #expect(try conn.fetchOne(noKeys) == nil)
+        #expect(try conn.fetchAll(noKeys).isEmpty)
+        #expect(try conn.fetchCount(noKeys) == 0)
+        #expect(try !conn.exists(noKeys))
+        #expect(try conn.deleteAll(noKeys) == 0)
+        // Limits of 0, and -1 with an offset.
+        for limit in [0, -1] {
+            let request = Item.all().filter("a >= \(0)").filter("b IN \(list: [0, 1, 2])").order("id DESC")
+                .limit(limit, offset: 2)
+            let text =
+                "SELECT * FROM items WHERE (a >= 0) AND (b IN (0, 1, 2)) ORDER BY id DESC LIMIT \(limit) OFFSET 2"
+            let expected = try Self.hand(conn, text)
+            #expect(try conn.fetchAll(request) == expected)
+            #expect(try conn.fetchOne(request) == expected.first)
+            #expect(try conn.fetchCount(request) == expected.count)
+            #expect(try conn.exists(request) == !expected.isEmpty)
+        }
+    }
+
+    @Test func reversalOfCollationsNullsAndAColumnNamedDesc() throws {
+        let conn = try Connection.inMemory()
+        try conn.execute(
+            script: """
+                CREATE TABLE odd (id INTEGER PRIMARY KEY, "desc" INTEGER, name TEXT NOT NULL);
+                INSERT INTO odd VALUES (1, 3, 'b'), (2, NULL, 'A'), (3, 1, 'a'), (4, 3, 'B'), (5, NULL, 'c'),
+                    (6, 2, 'C');
+                """)
+        for shift: Int64 in [0, 2] {
+            let request = Odd.all().filter("id > \(0)").filter("id IN \(list: [1, 2, 3, 4, 5, 6])")
+                .order("odd.\"desc\" NULLS LAST, name COLLATE NOCASE desc, \"desc\" + \(shift), id")
+            let forward = try conn.fetchAll(
+                Odd.self,
+                sql: SQL(
+                    text: "SELECT * FROM odd ORDER BY odd.\"desc\" NULLS LAST, name COLLATE NOCASE DESC,"
+                        + " \"desc\" + \(shift), id"))
+            let backward = try conn.fetchAll(
+                Odd.self,
+                sql: SQL(
+                    text: "SELECT * FROM odd ORDER BY odd.\"desc\" DESC NULLS FIRST, name COLLATE NOCASE ASC,"
+                        + " \"desc\" + \(shift) DESC, id DESC"))
+            #expect(try conn.fetchAll(request) == forward)
+            #expect(try conn.fetchAll(request.reversed()) == backward)
+            #expect(try conn.fetchOne(request.reversed()) == backward.first)
+            #expect(try conn.fetchAll(request.reversed().limit(2, offset: 1)) == Array(backward[1...2]))
         }
     }
 }
