@@ -848,4 +848,63 @@ import Testing
             #expect(try conn.fetchAll(request.reversed().limit(2, offset: 1)) == Array(backward[1...2]))
         }
     }
+
+    @Test func cursorOfToManyWithKeyFiltersLaterConditionsAndReversal() throws {
+        let conn = try Self.authors()
+        let cases: [([Int64], [Int64], Int)] = [
+            ([1, 2, 3, 4], [1, 3, 5, 7, 9], 2), ([2, 3], [2, 4, 6], 3), ([4], [6], 1),
+        ]
+        for (keys, scores, limit) in cases + cases {
+            let posts = Author.posts.filter("score IN \(list: scores)").order("score * \(-1)")
+            let request = Author.all().including(all: posts).filter("id > \(0)").filter(keys: keys)
+                .filter("name <> \("zz")").order("name").reversed().limit(limit)
+            let authors = try conn.fetchAll(
+                Author.self,
+                sql: SQL(
+                    text: "SELECT * FROM authors WHERE id > 0 AND id IN (\(Self.listText(keys))) AND name <> 'zz'"
+                        + " ORDER BY name DESC LIMIT \(limit)"))
+            let cursor = try conn.fetchCursor(AuthorInfo.self, request)
+            var infos: [AuthorInfo] = []
+            while let info = try cursor.next() {
+                infos.append(info)
+            }
+            #expect(infos.map(\.author) == authors)
+            #expect(try conn.fetchAll(AuthorInfo.self, request) == infos)
+            #expect(try conn.fetchOne(AuthorInfo.self, request) == infos.first)
+            for info in infos {
+                let expected = try conn.fetchAll(
+                    Post.self,
+                    sql: SQL(
+                        text: "SELECT * FROM posts WHERE authorId = \(info.author.id)"
+                            + " AND score IN (\(Self.listText(scores))) ORDER BY score * -1"))
+                #expect(info.posts == expected)
+            }
+        }
+    }
+
+    @Test func reversalOfOrderingsWithSeveralPaddedListsJoinedAndEmbedded() throws {
+        let conn = try Self.items()
+        let cases: [([Int64], [Int64], Int64)] = [
+            ([1, 2, 3], [0, 1, 2, 3, 0], 5), ([4], [2, 3], 1), ([0, 2, 4, 1, 3], [1], 7),
+        ]
+        for (aList, bList, value) in cases + cases {
+            var ordering: SQL = "CASE WHEN a IN \(list: aList) THEN 0 ELSE 1 END"
+            ordering += ", CASE WHEN b IN \(list: bList) THEN \(value) ELSE b END"
+            ordering += SQL(", id")
+            let embedded: SQL = "abs(a - \(value)), \(ordering)"
+            let request = Item.all().select("id, a, b, name || \("-") AS name").filter("a IN \(list: aList + bList)")
+                .filter("id > \(0)").order(embedded).reversed()
+            let aText = Self.listText(aList)
+            let bText = Self.listText(bList)
+            let text =
+                "SELECT id, a, b, name || '-' AS name FROM items WHERE (a IN (\(Self.listText(aList + bList))))"
+                + " AND (id > 0) ORDER BY abs(a - \(value)) DESC, CASE WHEN a IN (\(aText)) THEN 0 ELSE 1 END DESC,"
+                + " CASE WHEN b IN (\(bText)) THEN \(value) ELSE b END DESC, id DESC"
+            let expected = try Self.hand(conn, text)
+            #expect(try conn.fetchAll(request) == expected, "\(text)")
+            #expect(try conn.fetchOne(request) == expected.first, "\(text)")
+            #expect(try conn.fetchOne(request.reversed()) == expected.last, "\(text)")
+            #expect(try conn.fetchAll(request.limit(3, offset: 1)) == Array(expected.dropFirst().prefix(3)))
+        }
+    }
 }
