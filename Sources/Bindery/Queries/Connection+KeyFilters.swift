@@ -10,7 +10,7 @@ extension Connection {
         var resolved = request
         resolved.keyFilters = []
         for filter in request.keyFilters {
-            resolved.appendCondition(
+            resolved.conditionList.append(
                 try filter.condition(
                     table: R.tableName, primaryKey: R.primaryKey, alias: request.baseTable,
                     parameterLimit: parameterLimit

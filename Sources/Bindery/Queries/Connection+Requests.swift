@@ -31,22 +31,21 @@ extension Connection {
     /// The first row of `request` (with `LIMIT 1` when it has no limit), as its record type, or nil.
     public func fetchOne<R: Record>(_ request: QueryRequest<R>) throws -> R? {
         // The parts, passed as the request holds them (see PlainRequest).
-        let (first, later, orderings, extras) =
-            (request.firstCondition, request.laterConditions, request.orderings, request.extras)
-        if let condition = first, later.isEmpty, orderings.isEmpty, extras == nil, !request.isDistinct,
-            request.limitCount == nil, request.offsetCount == nil
+        let (conditions, extras, orderings) = (request.conditionList, request.extras, request.orderings)
+        if conditions.rest.isEmpty, let condition = conditions.first, orderings.isEmpty, extras == nil,
+            !request.isDistinct, request.limitCount == nil, request.offsetCount == nil
         {
             // One condition and nothing more (`Record.filter(…)`): `SELECT "table".* FROM "table" WHERE`
             // condition `LIMIT 1`, run as fetchOne(_:where:) runs its statement.
             return try fetchOne(R.self, where: condition, asRequest: true)
         }
-        guard PlainRequest.isPlain(extras), !PlainRequest.hasSpecialValues(first, later, orderings, extras) else {
+        guard PlainRequest.isPlain(extras), !PlainRequest.hasSpecialValues(conditions, extras, orderings) else {
             // Not plain: a request with key filters too, which `fetchOne(_:_:)` checks first.
             return try fetchOne(R.self, request)
         }
         let limit = request.limitCount ?? 1
         let shape = PlainRequest.shape(
-            first, later, orderings, extras, isDistinct: request.isDistinct, limit: limit, offset: request.offsetCount)
+            conditions, extras, orderings, isDistinct: request.isDistinct, limit: limit, offset: request.offsetCount)
         // The same request made again with new values (see RequestMemo) runs the text kept for it. The
         // context and the record type's state lent, not retained (see ``Lent``). (Not forced inline, as
         // fetchOne(_:where:)'s are: no bench line runs a request of more than one condition here.)
@@ -54,19 +53,19 @@ extension Connection {
             func withState(_ state: RecordTypeState) throws -> R? {
                 let memo = state.attachment(RequestMemo.init)
                 let text: String
-                if let kept = memo.text(first, later, orderings, extras, shape: shape) {
+                if let kept = memo.text(conditions, extras, orderings, shape: shape) {
                     text = kept
                 } else {
                     text = try request.limit(limit, offset: request.offsetCount).statement(keys: .unresolved).sql.text
-                    memo.keep(text, first, later, orderings, extras, shape: shape)
+                    memo.keep(text, conditions, extras, orderings, shape: shape)
                 }
                 return try fetchFirst(
                     R.self, context, state, text: text,
                     binding: { statement, encoder in
-                        try PlainRequest.bind(first, later, orderings, extras, to: statement, encoder: encoder)
+                        try PlainRequest.bind(conditions, extras, orderings, to: statement, encoder: encoder)
                     },
                     arguments: { encoder in
-                        try PlainRequest.arguments(first, later, orderings, extras, encoder: encoder)
+                        try PlainRequest.arguments(conditions, extras, orderings, encoder: encoder)
                     })
             }
             return try context.withState(for: R.self, withState)

@@ -17,23 +17,23 @@ enum PlainRequest {
 
     /// The shape of the text of a request of these parts, besides its fragments' texts.
     static func shape(
-        _ first: SQL?, _ later: [SQL], _ orderings: [SQL], _ extras: RequestExtras?, isDistinct: Bool, limit: Int?,
+        _ conditions: ConditionList, _ extras: RequestExtras?, _ orderings: [SQL], isDistinct: Bool, limit: Int?,
         offset: Int?
     ) -> RequestMemo.Shape {
         // Each part read where the extras hold it, not the parts copied (each of their arrays retained).
         RequestMemo.Shape(
             isDistinct: isDistinct, hasSelection: extras?.parts.selection != nil,
-            conditions: first == nil ? 0 : 1 + later.count, groupings: extras?.parts.groupings.count ?? 0,
+            conditions: conditions.count, groupings: extras?.parts.groupings.count ?? 0,
             havingConditions: extras?.parts.havingConditions.count ?? 0, orderings: orderings.count, limit: limit,
             offset: offset)
     }
 
     /// Whether a fragment has a value that binds itself (``SQL/hasSpecialValues``).
     static func hasSpecialValues(
-        _ first: SQL?, _ later: [SQL], _ orderings: [SQL], _ extras: RequestExtras?
+        _ conditions: ConditionList, _ extras: RequestExtras?, _ orderings: [SQL]
     ) -> Bool {
         var special = false
-        forEachFragment(first, later, orderings, extras) { special = special || $0.hasSpecialValues }
+        forEachFragment(conditions, extras, orderings) { special = special || $0.hasSpecialValues }
         return special
     }
 
@@ -41,17 +41,12 @@ enum PlainRequest {
     /// their placeholders (see ``QueryRequest/statement(keys:)``): selection, conditions, groupings,
     /// `HAVING` conditions, orderings.
     static func forEachFragment(
-        _ first: SQL?, _ later: [SQL], _ orderings: [SQL], _ extras: RequestExtras?, _ body: (SQL) throws -> Void
+        _ conditions: ConditionList, _ extras: RequestExtras?, _ orderings: [SQL], _ body: (SQL) throws -> Void
     ) rethrows {
         if let selection = extras?.parts.selection {
             try body(selection)
         }
-        if let first {
-            try body(first)
-        }
-        for fragment in later {
-            try body(fragment)
-        }
+        try conditions.forEach(body)
         if let extras {
             for fragment in extras.parts.groupings {
                 try body(fragment)
@@ -67,28 +62,28 @@ enum PlainRequest {
 
     /// Binds the fragments' values to `statement`, whose text is the request's, in order.
     static func bind(
-        _ first: SQL?, _ later: [SQL], _ orderings: [SQL], _ extras: RequestExtras?, to statement: Statement,
+        _ conditions: ConditionList, _ extras: RequestExtras?, _ orderings: [SQL], to statement: Statement,
         encoder: ValueEncoder
     ) throws {
         var count = 0
-        forEachFragment(first, later, orderings, extras) { count += $0.valueCount }
+        forEachFragment(conditions, extras, orderings) { count += $0.valueCount }
         guard count == statement.parameterCount, statement.status.isClear else {
             // The statement's own error for a count that does not match (or a closed connection).
             return try statement.bind(
-                arguments: arguments(first, later, orderings, extras, encoder: encoder))
+                arguments: arguments(conditions, extras, orderings, encoder: encoder))
         }
         var index: Int32 = 1
-        try forEachFragment(first, later, orderings, extras) { fragment in
+        try forEachFragment(conditions, extras, orderings) { fragment in
             try fragment.bindValues(to: statement, encoder: encoder, from: &index)
         }
     }
 
     /// The fragments' values, converted by `encoder`, in order.
     static func arguments(
-        _ first: SQL?, _ later: [SQL], _ orderings: [SQL], _ extras: RequestExtras?, encoder: ValueEncoder
+        _ conditions: ConditionList, _ extras: RequestExtras?, _ orderings: [SQL], encoder: ValueEncoder
     ) throws -> [SQLiteValue] {
         var arguments: [SQLiteValue] = []
-        try forEachFragment(first, later, orderings, extras) {
+        try forEachFragment(conditions, extras, orderings) {
             arguments += try $0.arguments(encoder: encoder)
         }
         return arguments

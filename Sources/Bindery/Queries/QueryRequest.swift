@@ -18,12 +18,8 @@
 /// (``Connection/fetchAll(_:_:)``), such as a struct of nested records for one with included
 /// associations (see <doc:JoinsAndAssociations>).
 public struct QueryRequest<Base: Record>: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
-    /// The first `WHERE` condition given to `filter(_:)`, kept in place: a request of one condition
-    /// (`Order.filter("id = \(id)")`, the common case) allocates no array for it when it is made and
-    /// frees none when it goes.
-    var firstCondition: SQL?
-    /// The `WHERE` conditions given to `filter(_:)` after the first, in order.
-    var laterConditions: [SQL] = []
+    /// The `WHERE` conditions given to `filter(_:)`, in order (see ``ConditionList``).
+    var conditionList = ConditionList()
     /// The orderings (`ORDER BY`), in order. Here rather than among the ``extras``: a request that
     /// orders its rows, which most lists do, then allocates no extras (callgrind, the bench's
     /// `fetchOne(request)` with `.order("c1")` added: 2,326 instructions a call for `order(_:)` with the
@@ -42,19 +38,7 @@ public struct QueryRequest<Base: Record>: Sendable, CustomStringConvertible, Cus
     init() {}
 
     /// The `WHERE` conditions given to `filter(_:)`, in order.
-    var conditions: [SQL] {
-        guard let firstCondition else { return [] }
-        return [firstCondition] + laterConditions
-    }
-
-    /// Adds `condition` after the conditions already given.
-    mutating func appendCondition(_ condition: consuming SQL) {
-        if firstCondition == nil {
-            firstCondition = condition
-        } else {
-            laterConditions.append(condition)
-        }
-    }
+    var conditions: [SQL] { conditionList.array }
 
     /// Only the rows matching `condition`; several filters AND together.
     ///
@@ -65,7 +49,7 @@ public struct QueryRequest<Base: Record>: Sendable, CustomStringConvertible, Cus
         // Taken, not borrowed: a request made and filtered in one expression (`Order.all().filter(…)`) is
         // moved into the result with its new condition, not copied (each of its parts retained) and then
         // destroyed (see the commit that made it so for the figures).
-        appendCondition(condition)
+        conditionList.append(condition)
         return self
     }
 

@@ -27,7 +27,7 @@ final class RequestMemo {
     }
 
     private var shape: Shape?
-    /// The fragments' texts, in the order of ``PlainRequest/forEachFragment(_:_:_:_:_:)``.
+    /// The fragments' texts, in the order of ``PlainRequest/forEachFragment(_:_:_:_:)``.
     private var fragments: [SQLText] = []
     /// Whether every fragment's text is ASCII (see ``ExactText/same(_:knownIsASCII:_:)``).
     private var fragmentsAreASCII = true
@@ -35,11 +35,11 @@ final class RequestMemo {
 
     /// The text kept for a plain request of these parts (see ``PlainRequest``) and `shape`, when it
     /// was built from the same parts; nil otherwise.
-    func text(_ first: SQL?, _ later: [SQL], _ orderings: [SQL], _ extras: RequestExtras?, shape: Shape) -> String? {
+    func text(_ conditions: ConditionList, _ extras: RequestExtras?, _ orderings: [SQL], shape: Shape) -> String? {
         guard let kept = self.shape, kept == shape else { return nil }
         var index = 0
         var same = true
-        PlainRequest.forEachFragment(first, later, orderings, extras) { fragment in
+        PlainRequest.forEachFragment(conditions, extras, orderings) { fragment in
             same = same && SQLText.same(fragments[index], knownIsASCII: fragmentsAreASCII, fragment.storage)
             index += 1
         }
@@ -48,10 +48,10 @@ final class RequestMemo {
 
     /// Keeps `text`, built for a plain request of these parts and `shape`.
     func keep(
-        _ text: String, _ first: SQL?, _ later: [SQL], _ orderings: [SQL], _ extras: RequestExtras?, shape: Shape
+        _ text: String, _ conditions: ConditionList, _ extras: RequestExtras?, _ orderings: [SQL], shape: Shape
     ) {
         var texts: [SQLText] = []
-        PlainRequest.forEachFragment(first, later, orderings, extras) { texts.append($0.storage) }
+        PlainRequest.forEachFragment(conditions, extras, orderings) { texts.append($0.storage) }
         self.shape = shape
         self.fragments = texts
         self.fragmentsAreASCII = texts.allSatisfy { ExactText.isASCII($0.string) }
